@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# kafka.sh start|stop|status — a real single-node Apache Kafka (KRaft, combined broker+controller)
+# on 127.0.0.1, from Maven Central jars. See README.md.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+LIBS="$CACHE_DIR/kafka-libs"
+
+fetch() {
+  if [ "$(cat "$LIBS/.complete" 2>/dev/null || true)" = "$KAFKA_VERSION" ]; then return 0; fi
+  mvn_fetch "$LIBS" kafka dependency:copy-dependencies -DincludeScope=runtime
+  echo "$KAFKA_VERSION" >"$LIBS/.complete"
+}
+
+cluster_id() { # 22 chars of base64url (a UUID's 16 bytes), not starting with '-'
+  local id
+  while :; do
+    id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)"
+    case "$id" in -*) ;; *) echo "$id"; return ;; esac
+  done
+}
+
+write_config() { # RUNDIR PORT CPORT
+  cat >"$1/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$3
+listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3
+advertised.listeners=PLAINTEXT://127.0.0.1:$2
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$1/data
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=true
+delete.topic.enable=true
+PROPS
+}
+
+JAVA_OPTS=(-Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError
+  -Djava.awt.headless=true "-Dlog4j.configuration=file:$INFRA_LOCAL/kafka-log4j.properties")
+
+start_once() { # sets PORT, PID, RUNDIR; returns 2 when a port was taken meanwhile (retry)
+  local cport log i t_end
+  RUNDIR="$INFRA_DIR/kafka-$(date +%Y%m%d-%H%M%S)-$$-$RANDOM"
+  mkdir -p "$RUNDIR/data"
+  PORT="$(free_port)" || exit 1
+  cport="$(free_port "$PORT")" || exit 1
+  write_config "$RUNDIR" "$PORT" "$cport"
+  log="$RUNDIR/kafka.log"
+  if ! java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.tools.StorageTool format \
+    -t "$(cluster_id)" -c "$RUNDIR/server.properties" --ignore-formatted >"$RUNDIR/format.log" 2>&1; then
+    fail "kafka: storage format failed (run dir $RUNDIR)" "$RUNDIR/format.log"
+  fi
+  PID="$(launch "$RUNDIR" "$log" java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$RUNDIR/server.properties")"
+  t_end=$(($(date +%s) + START_TIMEOUT))
+  while :; do
+    if ! owned "$PID" "$RUNDIR"; then
+      if grep -q 'Address already in use' "$log" 2>/dev/null; then return 2; fi
+      fail "kafka: broker exited during startup (run dir $RUNDIR)" "$log"
+    fi
+    # Ready = the log says the server started AND the client port accepts connections.
+    if grep -q 'Kafka Server started' "$log" && port_open "$PORT"; then return 0; fi
+    if [ "$(date +%s)" -ge "$t_end" ]; then
+      stop_owned "$PID" "$RUNDIR" 5 || true
+      fail "kafka: not ready after ${START_TIMEOUT}s (run dir $RUNDIR)" "$log"
+    fi
+    sleep 0.2
+  done
+}
+
+start() {
+  local t0 rc attempt
+  t0=$(now_ms)
+  need java
+  mkdir -p "$INFRA_DIR"
+  read_state kafka
+  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && port_open "${STATE_ADDR##*:}"; then
+    echo "kafka: already running at $STATE_ADDR (pid $STATE_PID)"
+    return 0
+  fi
+  stop_service kafka 5 >/dev/null # stale state from a crashed run
+  prune_rundirs kafka
+  with_lock fetch fetch
+  trap abort_start EXIT
+  for attempt in 1 2 3; do
+    rc=0
+    start_once || rc=$?
+    [ "$rc" = 2 ] || break
+    rm -rf "$RUNDIR" # a port was taken between picking and binding: try new ports
+  done
+  [ "$rc" = 0 ] || fail "kafka: could not start (run dir $RUNDIR)" "$RUNDIR/kafka.log"
+  START_DONE=1
+  write_state kafka "$PID" "$RUNDIR" "127.0.0.1:$PORT"
+  echo "kafka $KAFKA_VERSION: ready at 127.0.0.1:$PORT (pid $PID) in $(secs_since "$t0")s"
+}
+
+status() {
+  read_state kafka
+  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR"; then
+    echo "kafka: running at $STATE_ADDR (pid $STATE_PID)"
+  else
+    echo "kafka: not running"
+    return 1
+  fi
+}
+
+case "${1:-}" in
+  start) with_lock kafka start ;;
+  stop) with_lock kafka stop_service kafka 20 ;;
+  status) status ;;
+  fetch) with_lock fetch fetch ;;
+  *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
+esac

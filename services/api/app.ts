@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
+import type { BlobStore } from '../shared/blobs/blob-store.ts'
+import { isFilesystemStore } from '../shared/blobs/open.ts'
+import type { ClickHouseClient } from '../shared/clickhouse.ts'
+import { type Config, publicUrl } from '../shared/config.ts'
+import type { EventPublisher } from '../shared/events/transport.ts'
+import type { Logger } from '../shared/logger.ts'
+import type { Sql } from '../shared/postgres.ts'
+import type { RateLimiter } from '../shared/rate-limit.ts'
+import { signedBlobRoutes } from './blobs/routes.ts'
+import { healthRoutes, type ReadinessCheck } from './health/routes.ts'
+import { createAuthenticator } from './http/auth.ts'
+import { installErrorHandling } from './http/errors.ts'
+import { installOpenApi } from './http/openapi.ts'
+import { rateLimitHook } from './http/rate-limit.ts'
+import { createApiKeyRepo } from './keys/repo.ts'
+import { apiKeyRoutes } from './keys/routes.ts'
+
+export interface AppDeps {
+  config: Config
+  log: Logger
+  sql: Sql
+  clickhouse: ClickHouseClient
+  blobs: BlobStore
+  publisher: EventPublisher
+  rateLimiter: RateLimiter
+  readiness: ReadinessCheck[]
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** The Tally API: every route, one error envelope, auth and rate limits on /v1 and /v2. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    logController: new LogController({
+      disableRequestLogging:
+        deps.config.TALLY_LOG_LEVEL !== 'debug' && deps.config.TALLY_LOG_LEVEL !== 'trace',
+    }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
+    },
+    bodyLimit: 1024 * 1024,
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+  app.decorateRequest('principal', null)
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+  installErrorHandling(app)
+  await installOpenApi(app, publicUrl(deps.config))
+
+  await app.register(healthRoutes(deps.readiness))
+  if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
+
+  const keys = createApiKeyRepo(deps.sql)
+  const auth = await createAuthenticator(keys, deps.sql, deps.log)
+  app.addHook('onClose', () => auth.close())
+
+  // Everything registered in here needs an API key and counts against its rate limit.
+  await app.register(async (api) => {
+    api.addHook('onRequest', auth.hook)
+    api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
+    await api.register(apiKeyRoutes(keys))
+  })
+  return app
+}

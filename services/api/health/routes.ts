@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { envelope } from '../http/envelope.ts'
+
+export interface ReadinessCheck {
+  name: string
+  check(): Promise<unknown>
+}
+
+const TIMEOUT_MS = 2_000
+
+const readiness = envelope(z.object({ ready: z.boolean(), engines: z.record(z.string(), z.string()) }))
+
+/** `/healthz`: the process answers. `/readyz`: every engine it uses answers, within 2 s each. */
+export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get('/healthz', {
+      schema: {
+        tags: ['health'],
+        summary: 'The process is up',
+        response: { 200: envelope(z.object({ ok: z.literal(true) })) },
+      },
+      handler: async () => ({ data: { ok: true as const }, error: null }),
+    })
+    app.get('/readyz', {
+      schema: {
+        tags: ['health'],
+        summary: 'Every engine this process uses is reachable',
+        response: { 200: readiness, 503: readiness },
+      },
+      handler: async (_request, reply) => {
+        const results = await Promise.all(
+          checks.map(async ({ name, check }) => {
+            try {
+              await withTimeout(check(), TIMEOUT_MS)
+              return [name, 'ok'] as const
+            } catch (err) {
+              return [name, `unavailable: ${(err as Error).message}`] as const
+            }
+          }),
+        )
+        const ready = results.every(([, state]) => state === 'ok')
+        return reply
+          .code(ready ? 200 : 503)
+          .send({ data: { ready, engines: Object.fromEntries(results) }, error: null })
+      },
+    })
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}

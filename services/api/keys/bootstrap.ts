@@ -1,0 +1,21 @@
+import type { Sql } from '../../shared/postgres.ts'
+import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
+
+/**
+ * On the very first start (no organization yet) creates the first organization and its admin
+ * key: the configured one, else a generated one that the caller prints once. Serialized by an
+ * advisory lock so that processes starting together create exactly one.
+ */
+export async function bootstrapFirstOrganization(sql: Sql, configuredKey: string | undefined) {
+  return sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(7461680)`
+    const [existing] = await tx`select 1 from organizations limit 1`
+    if (existing) return null
+    const secret = configuredKey ?? generateKeySecret()
+    const [org] = await tx<{ id: string }[]>`insert into organizations (name) values ('default') returning id`
+    await tx`
+      insert into api_keys (organization_id, name, key_hash, key_prefix, role)
+      values (${(org as { id: string }).id}, 'bootstrap', ${hashKey(secret)}, ${keyPrefix(secret)}, 'admin')`
+    return { organizationId: (org as { id: string }).id, secret, generated: configuredKey === undefined }
+  })
+}

@@ -1,0 +1,87 @@
+import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
+
+export type KeyRole = 'admin' | 'member'
+
+export interface ApiKeyRow {
+  id: string
+  organization_id: string
+  name: string
+  key_prefix: string
+  role: KeyRole
+  created_at: Date
+}
+
+export interface Principal {
+  organizationId: string
+  keyId: string
+  role: KeyRole
+}
+
+export const API_KEYS_CHANNEL = 'tally_api_keys'
+
+export function createApiKeyRepo(sql: Sql) {
+  return {
+    async findPrincipal(secret: string): Promise<Principal | null> {
+      const [row] = await sql<{ id: string; organization_id: string; role: KeyRole }[]>`
+        select id, organization_id, role from api_keys where key_hash = ${hashKey(secret)}`
+      return row ? { organizationId: row.organization_id, keyId: row.id, role: row.role } : null
+    },
+
+    /** Creates a key; the secret is in the result and nowhere else. */
+    async create(
+      input: { organizationId: string; name: string; role: KeyRole; secret?: string },
+      tx: Sql | TxSql = sql,
+    ): Promise<{ key: ApiKeyRow; secret: string }> {
+      const secret = input.secret ?? generateKeySecret()
+      const [key] = await tx<ApiKeyRow[]>`
+        insert into api_keys (organization_id, name, key_hash, key_prefix, role)
+        values (${input.organizationId}, ${input.name}, ${hashKey(secret)}, ${keyPrefix(secret)}, ${input.role})
+        returning id, organization_id, name, key_prefix, role, created_at`
+      return { key: key as ApiKeyRow, secret }
+    },
+
+    async list(organizationId: string): Promise<ApiKeyRow[]> {
+      return sql<ApiKeyRow[]>`
+        select id, organization_id, name, key_prefix, role, created_at
+        from api_keys where organization_id = ${organizationId} order by created_at, id`
+    },
+
+    /** Deletes the key and tells every process to forget it. False when no such key is the org's. */
+    async delete(organizationId: string, id: string): Promise<boolean> {
+      return sql.begin(async (tx) => {
+        const rows = await tx<{ key_hash: Buffer }[]>`
+          delete from api_keys where organization_id = ${organizationId} and id = ${id} returning key_hash`
+        if (rows.length === 0) return false
+        await tx`select pg_notify(${API_KEYS_CHANNEL}, ${(rows[0] as { key_hash: Buffer }).key_hash.toString('hex')})`
+        return true
+      })
+    },
+
+    /** A new organization with its first (admin) key. */
+    async createOrganization(name: string, keySecret?: string) {
+      return sql.begin(async (tx) => {
+        const [org] = await tx<{ id: string; name: string; created_at: Date }[]>`
+          insert into organizations (name) values (${name}) returning id, name, created_at`
+        const organization = org as { id: string; name: string; created_at: Date }
+        const created = await this.create(
+          {
+            organizationId: organization.id,
+            name: 'admin',
+            role: 'admin',
+            ...(keySecret ? { secret: keySecret } : {}),
+          },
+          tx,
+        )
+        return { organization, ...created }
+      })
+    },
+
+    async countOrganizations(): Promise<number> {
+      const [row] = await sql<{ n: number }[]>`select count(*)::int as n from organizations`
+      return row?.n ?? 0
+    },
+  }
+}
+
+export type ApiKeyRepo = ReturnType<typeof createApiKeyRepo>

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { badRequest, notFound } from '../../shared/errors.ts'
+import { principalOf, requireAdmin } from '../http/auth.ts'
+import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
+import type { ApiKeyRepo } from './repo.ts'
+
+const apiKey = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  key_prefix: z.string().describe('The first characters of the secret'),
+  role: z.enum(['admin', 'member']),
+  created_at: isoTimestamp,
+})
+
+const createBody = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  role: z.enum(['admin', 'member']).default('member').describe('admin keys can manage keys; default member'),
+})
+
+const idParams = z.object({ id: z.uuid('must be a UUID') })
+
+export function apiKeyRoutes(repo: ApiKeyRepo): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/api-keys', {
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Create an API key (admin keys only). The secret is in this answer and never again.',
+        body: createBody,
+        response: { 201: envelope(apiKey.extend({ api_key: z.string() })), ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = requireAdmin(request)
+        const { key, secret } = await repo.create({ organizationId, ...request.body })
+        return reply.code(201).send(ok({ ...key, api_key: secret }))
+      },
+    })
+
+    app.get('/v1/api-keys', {
+      schema: {
+        tags: ['api-keys'],
+        summary: "List the organization's API keys (never their secrets)",
+        response: { 200: envelope(z.array(apiKey)), ...errorResponses },
+      },
+      handler: async (request) => ok(await repo.list(principalOf(request).organizationId)),
+    })
+
+    app.delete('/v1/api-keys/:id', {
+      schema: {
+        tags: ['api-keys'],
+        summary: 'Delete an API key (admin keys only); it stops working at once',
+        params: idParams,
+        response: { 200: envelope(z.null()), ...errorResponses },
+      },
+      handler: async (request) => {
+        const principal = requireAdmin(request)
+        if (principal.keyId === request.params.id) throw badRequest('id: a key cannot delete itself')
+        if (!(await repo.delete(principal.organizationId, request.params.id)))
+          throw notFound('API key not found')
+        return ok(null)
+      },
+    })
+  }
+}

@@ -1,0 +1,21 @@
+/** Immutable objects (prompt bodies) by key, with expiring links that need no auth header. */
+export interface BlobStore {
+  readonly kind: 's3' | 'filesystem'
+  put(key: string, body: Buffer, contentType: string): Promise<void>
+  /** The object's bytes, or null when there is none. */
+  get(key: string): Promise<Buffer | null>
+  delete(key: string): Promise<void>
+  /** A GET link to the object that works without credentials until it expires. */
+  signedUrl(key: string, ttlMs: number): Promise<string>
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>
+  close(): void
+}
+
+const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/
+
+export function assertBlobKey(key: string): void {
+  if (!KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
+    throw new Error(`invalid blob key "${key}"`)
+  }
+}

@@ -1,0 +1,76 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { assertBlobKey, type BlobStore } from './blob-store.ts'
+
+export interface FilesystemBlobStore extends BlobStore {
+  /** Checks a link made by signedUrl: the key, its expiry (Unix seconds) and the signature. */
+  verifyLink(key: string, expires: string, signature: string, now?: number): boolean
+}
+
+/**
+ * Blobs as files under `dir`, written atomically (temp file, then rename). Links are signed
+ * with an HMAC key kept beside them, so they survive restarts and are served by the API at
+ * `${baseUrl}/blobs/<key>?expires=…&signature=…`.
+ */
+export async function createFilesystemBlobStore(dir: string, baseUrl: string): Promise<FilesystemBlobStore> {
+  await mkdir(join(dir, 'objects'), { recursive: true })
+  const secretFile = join(dir, 'link-secret')
+  let secret: Buffer
+  if (existsSync(secretFile)) secret = await readFile(secretFile)
+  else {
+    secret = randomBytes(32)
+    await writeFile(secretFile, secret, { mode: 0o600, flag: 'wx' }).catch(async (err) => {
+      // Another process wrote it first: use theirs.
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      secret = await readFile(secretFile)
+    })
+  }
+  const pathOf = (key: string) => {
+    assertBlobKey(key)
+    return join(dir, 'objects', key)
+  }
+  const sign = (key: string, expires: string) =>
+    createHmac('sha256', secret).update(`${key}\n${expires}`).digest('hex')
+
+  return {
+    kind: 'filesystem',
+    async put(key, body) {
+      const path = pathOf(key)
+      await mkdir(dirname(path), { recursive: true })
+      const tmp = `${path}.${randomUUID()}.tmp`
+      await writeFile(tmp, body)
+      await rename(tmp, path)
+    },
+    async get(key) {
+      try {
+        return await readFile(pathOf(key))
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw err
+      }
+    },
+    async delete(key) {
+      await rm(pathOf(key), { force: true })
+    },
+    async signedUrl(key, ttlMs) {
+      assertBlobKey(key)
+      const expires = String(Math.floor((Date.now() + ttlMs) / 1000))
+      const url = new URL(`blobs/${key}`, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
+      url.searchParams.set('expires', expires)
+      url.searchParams.set('signature', sign(key, expires))
+      return url.toString()
+    },
+    verifyLink(key, expires, signature, now = Date.now()) {
+      if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 < now) return false
+      const expected = Buffer.from(sign(key, expires), 'hex')
+      const given = Buffer.from(signature, 'hex')
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    },
+    async ping() {
+      await mkdir(join(dir, 'objects'), { recursive: true })
+    },
+    close() {},
+  }
+}

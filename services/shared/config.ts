@@ -1,0 +1,87 @@
+import { z } from 'zod'
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+
+const bool = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1')
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+export function parseDuration(text: string): number {
+  const m = DURATION.exec(text.trim())
+  if (!m) throw new Error(`"${text}" is not a duration like 500ms, 5s, 2m, 1h or 1d`)
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+}
+
+const retrySchedule = z
+  .string()
+  .default('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h')
+  .transform((text, ctx) => {
+    try {
+      const steps = text.split(',').map(parseDuration)
+      if (steps.length === 0) throw new Error('empty schedule')
+      return steps
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message })
+      return z.NEVER
+    }
+  })
+
+/** Every setting of every Tally process. Parsed once at start and passed down. */
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().default('127.0.0.1'),
+  TALLY_DATA_DIR: z.string().default('./.tally'),
+  TALLY_PUBLIC_URL: optionalString,
+  TALLY_BOOTSTRAP_API_KEY: optionalString,
+  TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString,
+  CLICKHOUSE_URL: optionalString,
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('default'),
+  KAFKA_BROKERS: optionalString,
+  KAFKA_CLIENT_ID: z.string().default('tally'),
+  TALLY_REQUEST_TOPIC: z.string().default('tally.request-events'),
+  TALLY_DLQ_TOPIC: z.string().default('tally.request-events.dlq'),
+  TALLY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(6),
+  S3_ENDPOINT: optionalString,
+  S3_BUCKET: optionalString,
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  REDIS_URL: optionalString,
+  TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),
+  TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
+  TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+})
+
+export type Config = z.infer<typeof configSchema>
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env)
+  if (result.success) {
+    const config = result.data
+    if (config.S3_ENDPOINT && !config.S3_BUCKET) {
+      throw new ConfigError('Invalid configuration: S3_BUCKET: required when S3_ENDPOINT is set')
+    }
+    return config
+  }
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`)
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
+}
+
+export function publicUrl(config: Config): string {
+  return config.TALLY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`
+}

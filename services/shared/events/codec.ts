@@ -1,0 +1,111 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import avro from 'avsc'
+import { type RequestEvent, requestEventSchema } from './request-event.ts'
+
+// Avro single-object encoding: marker C3 01, the writer schema's CRC-64-AVRO fingerprint
+// (little-endian), then the binary body. A reader finds the writer schema by fingerprint and
+// resolves it to its own, so producers and consumers can be upgraded one at a time.
+const MARKER = Buffer.from([0xc3, 0x01])
+const HEADER_LENGTH = 10
+
+const EMPTY = 0xc15d213aa4d7a795n
+const MASK = 0xffffffffffffffffn
+const TABLE = Array.from({ length: 256 }, (_, i) => {
+  let fp = BigInt(i)
+  for (let j = 0; j < 8; j++) fp = (fp >> 1n) ^ (EMPTY & -(fp & 1n) & MASK)
+  return fp
+})
+
+/** The Rabin fingerprint the Avro specification names CRC-64-AVRO. */
+export function crc64Avro(bytes: Uint8Array): bigint {
+  let fp = EMPTY
+  for (const b of bytes) fp = (fp >> 8n) ^ (TABLE[Number((fp ^ BigInt(b)) & 0xffn)] as bigint)
+  return fp
+}
+
+/** Fingerprint of a schema's Parsing Canonical Form, as 8 little-endian bytes. */
+export function schemaFingerprint(type: avro.Type): Buffer {
+  const out = Buffer.alloc(8)
+  out.writeBigUInt64LE(crc64Avro(Buffer.from(JSON.stringify(type.schema()), 'utf8')))
+  return out
+}
+
+/** Avro timestamp-millis as a JS Date in memory. */
+class TimestampMillis extends avro.types.LogicalType {
+  override _fromValue(value: unknown): Date {
+    return new Date(value as number)
+  }
+  override _toValue(value: unknown): unknown {
+    return value instanceof Date ? value.getTime() : value
+  }
+  override _resolve(type: avro.Type): ((value: unknown) => Date) | undefined {
+    if (avro.Type.isType(type, 'long', 'logical:timestamp-millis')) return (v) => this._fromValue(v)
+    return undefined
+  }
+}
+
+// A fresh object per type: avsc keeps its registry of named types in the options.
+const typeOptions = () => ({ logicalTypes: { 'timestamp-millis': TimestampMillis } })
+
+/** The message cannot be decoded: it belongs in the dead-letter topic, not in a retry. */
+export class DecodeError extends Error {}
+
+export interface Codec<T> {
+  encode(value: T): Buffer
+  decode(bytes: Buffer): T
+}
+
+export function createAvroCodec<T>(
+  readerSchema: avro.Schema,
+  knownWriterSchemas: avro.Schema[],
+  validate: (value: unknown) => T,
+): Codec<T> {
+  const reader = avro.Type.forSchema(readerSchema, typeOptions())
+  const header = Buffer.concat([MARKER, schemaFingerprint(reader)])
+  const resolvers = new Map<string, avro.Resolver | null>([[header.subarray(2).toString('hex'), null]])
+  for (const schema of knownWriterSchemas) {
+    const writer = avro.Type.forSchema(schema, typeOptions())
+    const key = schemaFingerprint(writer).toString('hex')
+    if (!resolvers.has(key)) resolvers.set(key, reader.createResolver(writer))
+  }
+  return {
+    encode(value) {
+      return Buffer.concat([header, reader.toBuffer(value)])
+    },
+    decode(bytes) {
+      if (bytes.length < HEADER_LENGTH || bytes[0] !== MARKER[0] || bytes[1] !== MARKER[1]) {
+        throw new DecodeError('not Avro single-object encoded (missing C3 01 marker)')
+      }
+      const key = bytes.subarray(2, HEADER_LENGTH).toString('hex')
+      const resolver = resolvers.get(key)
+      if (resolver === undefined) throw new DecodeError(`unknown writer schema fingerprint ${key}`)
+      let value: unknown
+      try {
+        value = reader.fromBuffer(bytes.subarray(HEADER_LENGTH), resolver ?? undefined)
+      } catch (err) {
+        throw new DecodeError(`undecodable Avro body: ${(err as Error).message}`)
+      }
+      try {
+        return validate(value)
+      } catch (err) {
+        throw new DecodeError(`invalid event: ${(err as Error).message}`)
+      }
+    },
+  }
+}
+
+export const EVENTS_DIR = new URL('../../../schemas/events/', import.meta.url).pathname
+
+/**
+ * The request-event codec: request-event.avsc is the current schema; every other .avsc in the
+ * folder is an older writer schema that is still read.
+ */
+export async function loadRequestEventCodec(dir = EVENTS_DIR): Promise<Codec<RequestEvent>> {
+  const files = (await readdir(dir)).filter((f) => f.startsWith('request-event') && f.endsWith('.avsc'))
+  const schemas = new Map<string, avro.Schema>()
+  for (const f of files) schemas.set(f, JSON.parse(await readFile(join(dir, f), 'utf8')))
+  const current = schemas.get('request-event.avsc')
+  if (!current) throw new Error(`${dir} has no request-event.avsc`)
+  return createAvroCodec(current, [...schemas.values()], (v) => requestEventSchema.parse(v))
+}

@@ -1,0 +1,22 @@
+import { runProcess } from './process.ts'
+
+// `npm start`: api, ingest and dispatcher in one process, every engine embedded unless its
+// environment variable points at a real one.
+const startedAt = Date.now()
+await runProcess('tally', { api: true, ingest: true, dispatcher: true }, ({ url, bootstrap }) => {
+  const lines = [
+    '',
+    `Tally is ready in ${Date.now() - startedAt} ms at ${url}`,
+    `  API docs: ${url}/docs`,
+    `  OpenAPI:  ${url}/openapi.json`,
+  ]
+  if (bootstrap?.generated) {
+    lines.push(
+      "  The first organization's admin API key (shown once, store it now):",
+      `    ${bootstrap.secret}`,
+    )
+  } else if (bootstrap) {
+    lines.push('  The first organization was created with TALLY_BOOTSTRAP_API_KEY as its admin key.')
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`)
+})

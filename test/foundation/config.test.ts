@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { loadConfig, parseDuration } from '../../services/shared/config.ts'
+
+describe('configuration', () => {
+  it('has defaults for everything, so a bare environment starts embedded', () => {
+    const config = loadConfig({})
+    expect(config.PORT).toBe(8787)
+    expect(config.HOST).toBe('127.0.0.1')
+    expect(config.TALLY_DATA_DIR).toBe('./.tally')
+    expect(config.DATABASE_URL).toBeUndefined()
+    expect(config.KAFKA_BROKERS).toBeUndefined()
+    expect(config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false)
+    expect(config.TALLY_WEBHOOK_RETRY_SCHEDULE[0]).toBe(5_000)
+    expect(config.TALLY_WEBHOOK_RETRY_SCHEDULE.at(-1)).toBe(86_400_000)
+  })
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', KAFKA_BROKERS: '  ' }).DATABASE_URL).toBeUndefined()
+  })
+
+  it('names every bad variable and its rule', () => {
+    expect(() => loadConfig({ PORT: 'eighty', TALLY_WEBHOOK_RETRY_SCHEDULE: '5s,soon' })).toThrowError(
+      /PORT: .*\n.*TALLY_WEBHOOK_RETRY_SCHEDULE: "soon" is not a duration/,
+    )
+    expect(() => loadConfig({ S3_ENDPOINT: 'http://127.0.0.1:9000' })).toThrowError(
+      /S3_BUCKET: required when S3_ENDPOINT is set/,
+    )
+    expect(() => loadConfig({ TALLY_LOG_LEVEL: 'loud' })).toThrowError(/TALLY_LOG_LEVEL/)
+  })
+
+  it('parses durations', () => {
+    expect(parseDuration('250ms')).toBe(250)
+    expect(parseDuration('2m')).toBe(120_000)
+    expect(() => parseDuration('2 minutes')).toThrow()
+  })
+})

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs'
+import avro from 'avsc'
+import { describe, expect, it } from 'vitest'
+import {
+  crc64Avro,
+  createAvroCodec,
+  DecodeError,
+  EVENTS_DIR,
+  loadRequestEventCodec,
+} from '../../services/shared/events/codec.ts'
+import { type RequestEvent, requestEventSchema } from '../../services/shared/events/request-event.ts'
+import { sampleEvent } from '../support/events.ts'
+
+const currentSchema = JSON.parse(readFileSync(`${EVENTS_DIR}request-event.avsc`, 'utf8'))
+
+describe('CRC-64-AVRO', () => {
+  it('matches the Avro specification test vectors', () => {
+    expect(crc64Avro(Buffer.from('"null"'))).toBe(7195948357588979594n)
+    expect(crc64Avro(Buffer.from('"int"'))).toBe(0x7275d51a3f395c8fn)
+    expect(crc64Avro(Buffer.from('"string"'))).toBe(0x8f014872634503c7n)
+  })
+})
+
+describe('request event codec', () => {
+  it('round-trips an event in single-object encoding', async () => {
+    const codec = await loadRequestEventCodec()
+    const event = sampleEvent()
+    const bytes = codec.encode(event)
+    expect([...bytes.subarray(0, 2)]).toEqual([0xc3, 0x01])
+    expect(codec.decode(bytes)).toEqual(event)
+  })
+
+  it('keeps the Avro schema and the in-memory schema to the same fields', () => {
+    const avroFields = currentSchema.fields.map((f: { name: string }) => f.name).sort()
+    expect(avroFields).toEqual(Object.keys(requestEventSchema.shape).sort())
+  })
+
+  it('reads an event written with v1 using a v2 that adds an optional field', () => {
+    const v1 = currentSchema
+    const v2 = { ...v1, fields: [...v1.fields, { name: 'region', type: ['null', 'string'], default: null }] }
+    const writer = createAvroCodec(v1, [v1], (v) => v as RequestEvent)
+    const reader = createAvroCodec(v2, [v1, v2], (v) => v as RequestEvent & { region: string | null })
+    const event = sampleEvent()
+    const read = reader.decode(writer.encode(event))
+    expect(read.region).toBeNull()
+    expect(read.request_id).toBe(event.request_id)
+    expect(read.created_at).toEqual(event.created_at)
+  })
+
+  it('refuses what it cannot read, with a reason', async () => {
+    const codec = await loadRequestEventCodec()
+    expect(() => codec.decode(Buffer.from('{"json":true}'))).toThrowError(DecodeError)
+    const unknown = Buffer.concat([Buffer.from([0xc3, 0x01]), Buffer.alloc(8, 7), Buffer.from([1, 2, 3])])
+    expect(() => codec.decode(unknown)).toThrowError(/unknown writer schema fingerprint/)
+    const truncated = codec.encode(sampleEvent()).subarray(0, 30)
+    expect(() => codec.decode(truncated)).toThrowError(/undecodable Avro body/)
+    const type = avro.Type.forSchema(currentSchema)
+    const good = codec.encode(sampleEvent())
+    const invalid = Buffer.concat([
+      good.subarray(0, 10),
+      type.toBuffer({ ...type.fromBuffer(good.subarray(10)), request_id: 'not-a-uuid' }),
+    ])
+    expect(() => codec.decode(invalid)).toThrowError(/invalid event/)
+  })
+})

@@ -1,0 +1,23 @@
+/** What the global setup found or started, handed to every test file through vitest's provide/inject. */
+export interface TestEngines {
+  postgresUrl: string
+  postgresSource: string
+  clickhouseUrl: string | null
+  kafkaBrokers: string | null
+  kafkaSource: string
+  s3: {
+    endpoint: string
+    bucket: string
+    region: string
+    accessKeyId: string
+    secretAccessKey: string
+  } | null
+  s3Source: string
+  redisUrl: string | null
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    engines: TestEngines
+  }
+}
