@@ -50,7 +50,7 @@ JAVA_OPTS=(-Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOut
   -Djava.awt.headless=true "-Dlog4j.configuration=file:$INFRA_LOCAL/kafka-log4j.properties")
 
 start_once() { # sets PORT, PID, RUNDIR; returns 2 when a port was taken meanwhile (retry)
-  local cport log i t_end
+  local cport log t_end
   RUNDIR="$INFRA_DIR/kafka-$(date +%Y%m%d-%H%M%S)-$$-$RANDOM"
   mkdir -p "$RUNDIR/data"
   PORT="$(free_port)" || exit 1
@@ -79,7 +79,7 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when a port was taken meanwhi
 }
 
 start() {
-  local t0 rc attempt
+  local t0 rc
   t0=$(now_ms)
   need java
   mkdir -p "$INFRA_DIR"
@@ -90,9 +90,9 @@ start() {
   fi
   stop_service kafka 5 >/dev/null # stale state from a crashed run
   prune_rundirs kafka
-  with_lock fetch fetch
+  with_lock "$CACHE_DIR/fetch.lock" fetch
   trap abort_start EXIT
-  for attempt in 1 2 3; do
+  for _ in 1 2 3; do
     rc=0
     start_once || rc=$?
     [ "$rc" = 2 ] || break
@@ -115,9 +115,9 @@ status() {
 }
 
 case "${1:-}" in
-  start) with_lock kafka start ;;
-  stop) with_lock kafka stop_service kafka 20 ;;
+  start) with_lock "$INFRA_DIR/kafka.lock" start ;;
+  stop) with_lock "$INFRA_DIR/kafka.lock" stop_service kafka 20 ;;
   status) status ;;
-  fetch) with_lock fetch fetch ;;
+  fetch) with_lock "$CACHE_DIR/fetch.lock" fetch ;;
   *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
 esac

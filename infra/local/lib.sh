@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # variables here are used by the scripts that source it
 # Shared helpers for infra/local/*.sh. Sourced, never run.
 
 INFRA_LOCAL="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -78,22 +78,23 @@ launch() {
   local rundir=$1 log=$2 i
   shift 2
   rm -f "$rundir/pid"
+  # shellcheck disable=SC2016  # $$ and $@ expand in the child shell
   setsid bash -c 'echo $$ >"$0/pid.tmp" && mv "$0/pid.tmp" "$0/pid" && exec "$@"' "$rundir" "$@" \
     </dev/null >"$log" 2>&1 &
-  for i in $(seq 1 100); do
+  for _ in $(seq 1 100); do
     [ -s "$rundir/pid" ] && { cat "$rundir/pid"; return 0; }
     sleep 0.05
   done
   fail "infra: process did not start" "$log"
 }
 
-# with_lock NAME CMD...: run CMD holding an exclusive lock (start/stop of one service, or a fetch).
+# with_lock LOCKFILE CMD...: run CMD holding an exclusive lock on LOCKFILE.
 with_lock() {
-  local name=$1 lockfd
+  local file=$1 lockfd
   shift
-  mkdir -p "$INFRA_DIR"
-  exec {lockfd}>"$INFRA_DIR/$name.lock"
-  flock -w 180 "$lockfd" || fail "infra: timed out waiting for lock $INFRA_DIR/$name.lock"
+  mkdir -p "$(dirname "$file")"
+  exec {lockfd}>"$file"
+  flock -w 180 "$lockfd" || fail "infra: timed out waiting for lock $file"
   "$@"
   local rc=$?
   flock -u "$lockfd"

@@ -59,6 +59,7 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when the port was taken meanw
   local log t_end code
   RUNDIR="$INFRA_DIR/s3-$(date +%Y%m%d-%H%M%S)-$$-$RANDOM"
   mkdir -p "$RUNDIR"
+  # shellcheck disable=SC2119
   PORT="$(free_port)" || exit 1
   write_config "$RUNDIR" "$PORT"
   log="$RUNDIR/s3proxy.log"
@@ -83,7 +84,7 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when the port was taken meanw
 }
 
 start() {
-  local t0 rc attempt
+  local t0 rc
   t0=$(now_ms)
   need java
   need curl
@@ -95,9 +96,9 @@ start() {
   fi
   stop_service s3 5 >/dev/null # stale state from a crashed run
   prune_rundirs s3
-  with_lock fetch fetch
+  with_lock "$CACHE_DIR/fetch.lock" fetch
   trap abort_start EXIT
-  for attempt in 1 2 3; do
+  for _ in 1 2 3; do
     rc=0
     start_once || rc=$?
     [ "$rc" = 2 ] || break
@@ -120,9 +121,9 @@ status() {
 }
 
 case "${1:-}" in
-  start) with_lock s3 start ;;
-  stop) with_lock s3 stop_service s3 10 ;;
+  start) with_lock "$INFRA_DIR/s3.lock" start ;;
+  stop) with_lock "$INFRA_DIR/s3.lock" stop_service s3 10 ;;
   status) status ;;
-  fetch) with_lock fetch fetch ;;
+  fetch) with_lock "$CACHE_DIR/fetch.lock" fetch ;;
   *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
 esac
