@@ -17,6 +17,8 @@ import { installOpenApi } from './http/openapi.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
+import { metricsRoutes } from './metrics/routes.ts'
+import { requestRoutes } from './requests/routes.ts'
 
 export interface AppDeps {
   config: Config
@@ -55,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, publicUrl(deps.config))
 
   await app.register(healthRoutes(deps.readiness))
+  await app.register(metricsRoutes())
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
   const keys = createApiKeyRepo(deps.sql)
@@ -65,7 +68,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
-    await api.register(apiKeyRoutes(keys))
+    await api.register(apiKeyRoutes(keys, auth.forget))
+    await api.register(requestRoutes(deps))
   })
   return app
 }

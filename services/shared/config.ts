@@ -59,6 +59,14 @@ export const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   REDIS_URL: optionalString,
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  TALLY_INTAKE_MAX_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  TALLY_INTAKE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
+  TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
   TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,

@@ -1,7 +1,7 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
 import { type ClickHouseHandle, openClickHouse } from './clickhouse.ts'
-import type { Config } from './config.ts'
+import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
 import { migrateClickHouse, migratePostgres } from './migrate.ts'
 import { openPostgres, type PostgresHandle } from './postgres.ts'
@@ -24,6 +24,7 @@ export async function openEngines(
   log: Logger,
   shutdown: Shutdown,
   needs: { postgres?: boolean; clickhouse?: boolean; blobs?: boolean },
+  publicBaseUrl: () => string = () => publicUrl(config),
 ): Promise<Engines> {
   const engines: Engines = {}
   const started = Date.now()
@@ -44,7 +45,7 @@ export async function openEngines(
       })(),
     needs.blobs &&
       (async () => {
-        const blobs = await openBlobStore(config)
+        const blobs = await openBlobStore(config, publicBaseUrl)
         shutdown.add('blobs', () => blobs.close())
         engines.blobs = blobs
       })(),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -78,7 +78,7 @@ interface EmbeddedPostgres {
 async function startEmbeddedPostgres(dir: string, log: Logger): Promise<EmbeddedPostgres> {
   const dataDir = join(dir, 'data')
   const secretFile = join(dir, 'password')
-  await mkdir(dir, { recursive: true })
+  await mkdir(dir, { recursive: true, mode: 0o755 })
   const firstStart = !existsSync(join(dataDir, 'PG_VERSION'))
   const password = firstStart
     ? randomBytes(18).toString('base64url')
@@ -95,6 +95,7 @@ async function startEmbeddedPostgres(dir: string, log: Logger): Promise<Embedded
     }
   }
 
+  if (process.getuid?.() === 0) assertReachableByPostgresUser(dataDir)
   const port = await freePort()
   const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
@@ -140,5 +141,21 @@ function isAlive(pid: number): boolean {
     return true
   } catch {
     return false
+  }
+}
+
+/**
+ * As root, Postgres runs as the `postgres` system user, which must be able to walk down to the
+ * data directory. Say so plainly instead of letting initdb fail with "Permission denied".
+ */
+function assertReachableByPostgresUser(dataDir: string): void {
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) {
+      throw new Error(
+        `embedded Postgres runs as the "postgres" system user, which cannot enter ${dir}; ` +
+          'make it traversable (chmod o+x), set TALLY_DATA_DIR to a directory it can reach, or set DATABASE_URL',
+      )
+    }
+    if (dir === dirname(dir)) return
   }
 }

@@ -59,7 +59,7 @@ return {count, redis.call('PTTL', KEYS[1])}`
  * it must not take it down.
  */
 export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 })
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate_limit_redis_error'))
   return {
     kind: 'redis',
@@ -84,4 +84,14 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
 
 export function openRateLimiter(config: Config, log: Logger): RateLimiter {
   return config.REDIS_URL ? createRedisRateLimiter(config.REDIS_URL, log) : createMemoryRateLimiter()
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms)
+    }),
+  ]).finally(() => clearTimeout(timer))
 }

@@ -48,11 +48,15 @@ export async function startTally(
       'KAFKA_BROKERS is required when the api, ingest and dispatcher run as separate processes; `npm start` runs them together without Kafka',
     )
   }
-  const engines = await openEngines(config, log, shutdown, {
-    postgres: roles.api || roles.dispatcher,
-    clickhouse: roles.api || roles.ingest,
-    blobs: roles.api,
-  })
+  // With PORT=0 the API's address is known only once it listens; links made before then are not.
+  let baseUrl = publicUrl(config)
+  const engines = await openEngines(
+    config,
+    log,
+    shutdown,
+    { postgres: roles.api || roles.dispatcher, clickhouse: roles.api || roles.ingest, blobs: roles.api },
+    () => baseUrl,
+  )
   const codec = await loadRequestEventCodec()
   const readiness: ReadinessCheck[] = []
   if (engines.postgres) {
@@ -135,13 +139,8 @@ export async function startTally(
   })
   await app.listen({ port: config.PORT, host: config.HOST })
   shutdown.add('api', () => app.close())
-  return {
-    engines,
-    publisher,
-    app,
-    url: publicUrl({ ...config, PORT: listeningPort(app) ?? config.PORT }),
-    bootstrap,
-  }
+  baseUrl = publicUrl({ ...config, PORT: listeningPort(app) ?? config.PORT })
+  return { engines, publisher, app, url: baseUrl, bootstrap }
 }
 
 function listeningPort(app: FastifyInstance): number | undefined {

@@ -49,6 +49,10 @@ export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logge
   }
 
   return {
+    /** Forgets a key at once in this process; other processes hear it through NOTIFY. */
+    forget(keyHashHex: string) {
+      cache.delete(keyHashHex)
+    },
     async hook(request: FastifyRequest, _reply: FastifyReply) {
       request.principal = await authenticate(request.headers.authorization)
     },

@@ -47,14 +47,18 @@ export function createApiKeyRepo(sql: Sql) {
         from api_keys where organization_id = ${organizationId} order by created_at, id`
     },
 
-    /** Deletes the key and tells every process to forget it. False when no such key is the org's. */
-    async delete(organizationId: string, id: string): Promise<boolean> {
+    /**
+     * Deletes the key and tells every process to forget it. Returns the key's hash (hex), or
+     * null when the organization has no such key.
+     */
+    async delete(organizationId: string, id: string): Promise<string | null> {
       return sql.begin(async (tx) => {
-        const rows = await tx<{ key_hash: Buffer }[]>`
+        const [row] = await tx<{ key_hash: Buffer }[]>`
           delete from api_keys where organization_id = ${organizationId} and id = ${id} returning key_hash`
-        if (rows.length === 0) return false
-        await tx`select pg_notify(${API_KEYS_CHANNEL}, ${(rows[0] as { key_hash: Buffer }).key_hash.toString('hex')})`
-        return true
+        if (!row) return null
+        const hash = row.key_hash.toString('hex')
+        await tx`select pg_notify(${API_KEYS_CHANNEL}, ${hash})`
+        return hash
       })
     },
 

@@ -20,7 +20,10 @@ const createBody = z.object({
 
 const idParams = z.object({ id: z.uuid('must be a UUID') })
 
-export function apiKeyRoutes(repo: ApiKeyRepo): FastifyPluginAsyncZod {
+export function apiKeyRoutes(
+  repo: ApiKeyRepo,
+  onDeleted: (keyHashHex: string) => void,
+): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/api-keys', {
       schema: {
@@ -55,8 +58,9 @@ export function apiKeyRoutes(repo: ApiKeyRepo): FastifyPluginAsyncZod {
       handler: async (request) => {
         const principal = requireAdmin(request)
         if (principal.keyId === request.params.id) throw badRequest('id: a key cannot delete itself')
-        if (!(await repo.delete(principal.organizationId, request.params.id)))
-          throw notFound('API key not found')
+        const hash = await repo.delete(principal.organizationId, request.params.id)
+        if (!hash) throw notFound('API key not found')
+        onDeleted(hash)
         return ok(null)
       },
     })

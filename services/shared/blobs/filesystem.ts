@@ -12,9 +12,12 @@ export interface FilesystemBlobStore extends BlobStore {
 /**
  * Blobs as files under `dir`, written atomically (temp file, then rename). Links are signed
  * with an HMAC key kept beside them, so they survive restarts and are served by the API at
- * `${baseUrl}/blobs/<key>?expires=…&signature=…`.
+ * `${baseUrl()}/blobs/<key>?expires=…&signature=…` (a function: the port may be known only once listening).
  */
-export async function createFilesystemBlobStore(dir: string, baseUrl: string): Promise<FilesystemBlobStore> {
+export async function createFilesystemBlobStore(
+  dir: string,
+  baseUrl: () => string,
+): Promise<FilesystemBlobStore> {
   await mkdir(join(dir, 'objects'), { recursive: true })
   const secretFile = join(dir, 'link-secret')
   let secret: Buffer
@@ -57,7 +60,8 @@ export async function createFilesystemBlobStore(dir: string, baseUrl: string): P
     async signedUrl(key, ttlMs) {
       assertBlobKey(key)
       const expires = String(Math.floor((Date.now() + ttlMs) / 1000))
-      const url = new URL(`blobs/${key}`, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
+      const base = baseUrl()
+      const url = new URL(`blobs/${key}`, base.endsWith('/') ? base : `${base}/`)
       url.searchParams.set('expires', expires)
       url.searchParams.set('signature', sign(key, expires))
       return url.toString()

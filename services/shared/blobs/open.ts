@@ -1,10 +1,14 @@
 import { resolve } from 'node:path'
-import { type Config, publicUrl } from '../config.ts'
+import type { Config } from '../config.ts'
 import type { BlobStore } from './blob-store.ts'
 import { createFilesystemBlobStore, type FilesystemBlobStore } from './filesystem.ts'
 import { createS3BlobStore } from './s3.ts'
 
-export async function openBlobStore(config: Config): Promise<BlobStore | FilesystemBlobStore> {
+/** `baseUrl` is where the API answers, for the embedded store's links. */
+export async function openBlobStore(
+  config: Config,
+  baseUrl: () => string,
+): Promise<BlobStore | FilesystemBlobStore> {
   if (config.S3_ENDPOINT && config.S3_BUCKET) {
     return createS3BlobStore({
       endpoint: config.S3_ENDPOINT,
@@ -14,7 +18,7 @@ export async function openBlobStore(config: Config): Promise<BlobStore | Filesys
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
     })
   }
-  return createFilesystemBlobStore(resolve(config.TALLY_DATA_DIR, 'blobs'), publicUrl(config))
+  return createFilesystemBlobStore(resolve(config.TALLY_DATA_DIR, 'blobs'), baseUrl)
 }
 
 export function isFilesystemStore(store: BlobStore): store is FilesystemBlobStore {

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REQUEST_TABLE } from '../../services/ingest/handler.ts'
+import { toRow } from '../../services/ingest/rows.ts'
+import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse.ts'
+import { loadConfig } from '../../services/shared/config.ts'
+import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
+import { migrateClickHouse } from '../../services/shared/migrate.ts'
+import { sampleEvent } from '../support/events.ts'
+import { engines, processDataDir } from '../support/harness.ts'
+
+const log = pino({ level: 'silent' })
+
+/** The same checks through every ClickHouse connection this run has: chdb always, HTTP when CLICKHOUSE_URL is set. */
+const targets: { name: string; env: Record<string, string> }[] = [
+  { name: 'chdb', env: { TALLY_DATA_DIR: processDataDir() } },
+]
+const httpUrl = engines().clickhouseUrl
+if (httpUrl) targets.push({ name: 'http', env: { CLICKHOUSE_URL: httpUrl } })
+
+describe.each(targets)('ClickHouse through $name', ({ env }) => {
+  let ch: ClickHouseHandle
+  beforeAll(async () => {
+    ch = await openClickHouse(loadConfig(env))
+    await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)
+  })
+  afterAll(() => ch.close())
+
+  it('inserts request rows and reads them back with bound parameters, one organization at a time', async () => {
+    const org = randomUUID()
+    const other = randomUUID()
+    const events = [
+      sampleEvent({ organization_id: org, model: 'gpt-4o', cost_usd: 0.5 }),
+      sampleEvent({ organization_id: org, model: 'gpt-4o', cost_usd: 0.25 }),
+      sampleEvent({ organization_id: other, model: 'gpt-4o', cost_usd: 9 }),
+    ]
+    await ch.client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
+    const rs = await ch.client.query({
+      query: `SELECT count() AS n, sum(cost) AS cost, any(properties['env']) AS env
+              FROM ${REQUEST_TABLE} FINAL WHERE organization_id = {org:UUID} AND model = {model:String}`,
+      query_params: { org, model: 'gpt-4o' },
+      format: 'JSONEachRow',
+    })
+    expect(await rs.json()).toEqual([{ n: 2, cost: 0.75, env: 'test' }])
+  })
+
+  it('treats a bound value as data, never as SQL', async () => {
+    const hostile = "x' OR 1=1 --"
+    const rs = await ch.client.query({
+      query: `SELECT count() AS n FROM ${REQUEST_TABLE} WHERE model = {model:String}`,
+      query_params: { model: hostile },
+      format: 'JSONEachRow',
+    })
+    expect(await rs.json()).toEqual([{ n: 0 }])
+  })
+
+  it('keeps one row for a re-ingested request once merged, and FINAL never double counts before that', async () => {
+    const org = randomUUID()
+    const event = sampleEvent({ organization_id: org })
+    for (let i = 0; i < 3; i++) {
+      await ch.client.insert({ table: REQUEST_TABLE, values: [toRow(event)], format: 'JSONEachRow' })
+    }
+    const count = async (final: string) => {
+      const rs = await ch.client.query({
+        query: `SELECT count() AS n FROM ${REQUEST_TABLE} ${final} WHERE organization_id = {org:UUID}`,
+        query_params: { org },
+        format: 'JSONEachRow',
+      })
+      return ((await rs.json()) as { n: number }[])[0]?.n
+    }
+    expect(await count('FINAL')).toBe(1)
+    await ch.client.command({ query: `OPTIMIZE TABLE ${REQUEST_TABLE} FINAL` })
+    expect(await count('')).toBe(1)
+  })
+})

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../services/shared/config.ts'
+import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import {
+  createKafka,
+  createKafkaPublisher,
+  ensureTopics,
+  runKafkaConsumer,
+} from '../../services/shared/events/kafka.ts'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { sampleEvent } from '../support/events.ts'
+import { engines } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
+
+const brokers = engines().kafkaBrokers
+const log = pino({ level: 'silent' })
+
+describe.skipIf(!brokers)('Kafka transport', () => {
+  const run = randomUUID().slice(0, 8)
+  const config = loadConfig({
+    KAFKA_BROKERS: brokers ?? '',
+    TALLY_REQUEST_TOPIC: `tally.test.${run}`,
+    TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
+    TALLY_TOPIC_PARTITIONS: '3',
+  })
+  const kafka = createKafka(config, log)
+  const stops: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop()
+  })
+
+  it('creates its topics with the configured partitions, and again is a no-op', async () => {
+    await ensureTopics(kafka, config)
+    await ensureTopics(kafka, config)
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      const { topics } = await admin.fetchTopicMetadata({
+        topics: [config.TALLY_REQUEST_TOPIC, config.TALLY_DLQ_TOPIC],
+      })
+      expect(topics.map((t) => t.partitions.length)).toEqual([3, 3])
+    } finally {
+      await admin.disconnect()
+    }
+  })
+
+  it('carries Avro events from the producer to a consumer group, which sees each one decoded', async () => {
+    const codec = await loadRequestEventCodec()
+    const publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec)
+    stops.push(() => publisher.close())
+    const received: RequestEvent[] = []
+    const consumer = await runKafkaConsumer({
+      kafka,
+      groupId: `tally-test-${run}`,
+      topic: config.TALLY_REQUEST_TOPIC,
+      dlqTopic: config.TALLY_DLQ_TOPIC,
+      codec,
+      handler: { name: 'collect', handle: async (events) => void received.push(...events) },
+      log,
+    })
+    stops.push(() => consumer.stop())
+
+    const sent = Array.from({ length: 25 }, (_, i) => sampleEvent({ model: `m-${i}` }))
+    await Promise.all([publisher.publish(sent.slice(0, 10)), publisher.publish(sent.slice(10))])
+    await waitFor(() => received.length >= sent.length, { timeoutMs: 30_000, what: 'all events consumed' })
+    const byId = new Map(received.map((e) => [e.request_id, e]))
+    expect(byId.size).toBe(sent.length)
+    for (const e of sent) expect(byId.get(e.request_id)).toEqual(e)
+  })
+})
