@@ -9,6 +9,6 @@ export default defineConfig({
     isolate: true,
     testTimeout: 30_000,
     hookTimeout: 120_000,
-    reporters: ['default'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 })
