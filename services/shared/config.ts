@@ -39,7 +39,9 @@ export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   TALLY_DATA_DIR: z.string().default('./.tally'),
   TALLY_PUBLIC_URL: optionalString,
-  TALLY_BOOTSTRAP_API_KEY: optionalString,
+  TALLY_BOOTSTRAP_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, {
+    message: 'must be at least 32 characters (an API key is a secret)',
+  }),
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
   CLICKHOUSE_URL: optionalString,
@@ -70,6 +72,14 @@ export const configSchema = z.object({
   TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
   TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  TALLY_WEBHOOK_CLAIM_TTL: z
+    .string()
+    .default('30s')
+    .transform(parseDuration)
+    .refine((ms) => ms >= 1_000, 'must be at least 1s (and should exceed the 5 s attempt timeout)'),
+  TALLY_WEBHOOK_CA_FILE: optionalString,
+  TALLY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
+  TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
 })
 
 export type Config = z.infer<typeof configSchema>

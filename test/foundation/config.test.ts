@@ -26,6 +26,9 @@ describe('configuration', () => {
       /S3_BUCKET: required when S3_ENDPOINT is set/,
     )
     expect(() => loadConfig({ TALLY_LOG_LEVEL: 'loud' })).toThrowError(/TALLY_LOG_LEVEL/)
+    expect(() => loadConfig({ TALLY_BOOTSTRAP_API_KEY: 'secret' })).toThrowError(
+      /TALLY_BOOTSTRAP_API_KEY: must be at least 32/,
+    )
   })
 
   it('parses durations', () => {

@@ -5,10 +5,18 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const ROOT = new URL('../../', import.meta.url).pathname
-const dataDir = mkdtempSync(join(tmpdir(), 'tally-standalone-'))
-// Embedded Postgres runs as the postgres user when we are root: it must be able to enter the dir.
-chmodSync(dataDir, 0o755)
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+function freshDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tally-standalone-'))
+  // Embedded Postgres runs as the postgres user when we are root: it must be able to enter the dir.
+  chmodSync(dir, 0o755)
+  dirs.push(dir)
+  return dir
+}
 
 interface Running {
   child: ChildProcess
@@ -18,7 +26,7 @@ interface Running {
 }
 
 /** `npm start` as a new user runs it: no engine variables at all, so everything is embedded. */
-function start(): Promise<Running> {
+function start(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TALLY_DATA_DIR: dataDir,
@@ -34,6 +42,7 @@ function start(): Promise<Running> {
     'REDIS_URL',
   ])
     delete env[name]
+  Object.assign(env, extraEnv)
   const child = spawn(process.execPath, ['services/standalone/main.ts'], {
     cwd: ROOT,
     env,
@@ -69,7 +78,8 @@ function stop(running: Running): Promise<number | null> {
 
 describe('npm start', () => {
   it('starts on embedded engines, prints the key once, serves docs, shuts down cleanly and keeps data across restarts', async () => {
-    const first = await start()
+    const dataDir = freshDataDir()
+    const first = await start(dataDir)
     expect(first.apiKey).toBeDefined()
     const headers = { authorization: `Bearer ${first.apiKey}` }
     expect((await fetch(`${first.url}/docs/`)).status).toBe(200)
@@ -89,7 +99,7 @@ describe('npm start', () => {
     expect(first.output()).not.toMatch(/"level":(50|60)/)
     expect(existsSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'))).toBe(false)
 
-    const second = await start()
+    const second = await start(dataDir)
     try {
       expect(second.apiKey).toBeUndefined()
       const listed = (await (await fetch(`${second.url}/v1/api-keys`, { headers })).json()) as {
@@ -100,4 +110,17 @@ describe('npm start', () => {
       expect(await stop(second)).toBe(0)
     }
   }, 240_000)
+
+  it('registers TALLY_BOOTSTRAP_API_KEY as the first admin key instead of generating one', async () => {
+    const key = `tly_${'k'.repeat(43)}`
+    const running = await start(freshDataDir(), { TALLY_BOOTSTRAP_API_KEY: key })
+    try {
+      expect(running.apiKey).toBeUndefined()
+      expect(running.output()).toContain('created with TALLY_BOOTSTRAP_API_KEY')
+      const res = await fetch(`${running.url}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })
+      expect(res.status).toBe(200)
+    } finally {
+      expect(await stop(running)).toBe(0)
+    }
+  }, 120_000)
 })
