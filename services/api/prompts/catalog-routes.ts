@@ -1,0 +1,136 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { notFound } from '../../shared/errors.ts'
+import { principalOf } from '../http/auth.ts'
+import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { failingWith } from './failure.ts'
+import type { PromptRepo } from './repo.ts'
+import {
+  createPromptBody,
+  id,
+  PROMPT_REQUEST_LIMIT_BYTES,
+  prompt,
+  promptName,
+  queryBody,
+  tagList,
+} from './schemas.ts'
+import type { PromptService } from './service.ts'
+
+const tags = ['prompts']
+const withConflict = { ...errorResponses, 409: errorEnvelope, 413: errorEnvelope }
+const promptParams = z.object({ promptId: id })
+
+/** Prompts as a whole: create, search, rename, tag, delete, and the organization's tags and environments. */
+export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/prompt-2025', {
+      bodyLimit: PROMPT_REQUEST_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Create a prompt with its first version, 1.0, deployed to production',
+        body: createPromptBody,
+        response: { 201: envelope(z.object({ id: z.guid(), versionId: z.guid() })), ...withConflict },
+      },
+      handler: async (request, reply) => {
+        const created = await service.createPrompt(principalOf(request).organizationId, request.body)
+        return reply.code(201).send(ok(created))
+      },
+    })
+
+    app.post('/v1/prompt-2025/query', {
+      errorHandler: failingWith('Failed to query prompts'),
+      schema: {
+        tags,
+        summary: 'Search prompts: partial name match ignoring case, any of the tags, newest first',
+        body: queryBody,
+        response: { 200: envelope(z.array(prompt)), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { search, tagsFilter, page, pageSize } = request.body
+        return ok(
+          await repo.queryPrompts(principalOf(request).organizationId, {
+            search,
+            tags: tagsFilter,
+            limit: pageSize,
+            offset: page * pageSize,
+          }),
+        )
+      },
+    })
+
+    app.get('/v1/prompt-2025/id/:promptId', {
+      schema: {
+        tags,
+        summary: 'One prompt',
+        params: promptParams,
+        response: { 200: envelope(prompt), ...errorResponses },
+      },
+      handler: async (request) =>
+        ok(await service.prompt(principalOf(request).organizationId, request.params.promptId)),
+    })
+
+    app.post('/v1/prompt-2025/id/:promptId/rename', {
+      schema: {
+        tags,
+        summary: 'Rename a prompt (its versions are untouched)',
+        params: promptParams,
+        body: z.object({ name: promptName }),
+        response: { 200: envelope(prompt), ...withConflict },
+      },
+      handler: async (request) => {
+        const org = principalOf(request).organizationId
+        const updated = await repo.updatePrompt(org, request.params.promptId, { name: request.body.name })
+        if (!updated) throw notFound('Prompt not found')
+        return ok(updated)
+      },
+    })
+
+    app.patch('/v1/prompt-2025/id/:promptId/tags', {
+      schema: {
+        tags,
+        summary: "Replace a prompt's tags",
+        params: promptParams,
+        body: z.object({ tags: tagList }),
+        response: { 200: envelope(prompt), ...errorResponses },
+      },
+      handler: async (request) => {
+        const org = principalOf(request).organizationId
+        const unique = [...new Set(request.body.tags)]
+        const updated = await repo.updatePrompt(org, request.params.promptId, { tags: unique })
+        if (!updated) throw notFound('Prompt not found')
+        return ok(updated)
+      },
+    })
+
+    app.delete('/v1/prompt-2025/:promptId', {
+      schema: {
+        tags,
+        summary: 'Delete a prompt with all its versions and their bodies, permanently',
+        params: promptParams,
+        response: { 200: envelope(z.null()), ...errorResponses },
+      },
+      handler: async (request) => {
+        await service.deletePrompt(principalOf(request).organizationId, request.params.promptId)
+        return ok(null)
+      },
+    })
+
+    app.get('/v1/prompt-2025/tags', {
+      schema: {
+        tags,
+        summary: "Every tag on the organization's prompts, sorted",
+        response: { 200: envelope(z.array(z.string())), ...errorResponses },
+      },
+      handler: async (request) => ok(await repo.listTags(principalOf(request).organizationId)),
+    })
+
+    app.get('/v1/prompt-2025/environments', {
+      schema: {
+        tags,
+        summary: "Every environment some version of the organization's prompts is deployed to, sorted",
+        response: { 200: envelope(z.array(z.string())), ...errorResponses },
+      },
+      handler: async (request) => ok(await repo.listEnvironments(principalOf(request).organizationId)),
+    })
+  }
+}

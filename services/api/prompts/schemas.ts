@@ -1,0 +1,134 @@
+import { z } from 'zod'
+import { isoTimestamp } from '../http/envelope.ts'
+
+export const PRODUCTION = 'production'
+export const PAGE_SIZES = [10, 25, 50, 100] as const
+/** Largest create/update request accepted; the body is stored once per version, never edited. */
+export const PROMPT_REQUEST_LIMIT_BYTES = 512 * 1024
+
+export const id = z.guid('must be a UUID')
+
+export const environmentName = z
+  .string({ error: 'must be a string' })
+  .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 lowercase letters, digits, - or _')
+
+export const promptName = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(200, 'must be at most 200 characters')
+
+export const tagList = z
+  .array(
+    z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(64, 'must be at most 64 characters'),
+    { error: 'must be an array of strings' },
+  )
+  .max(50, 'must hold at most 50 tags')
+
+const contentPart = z.looseObject({ type: z.string({ error: 'must be a string' }) })
+
+const message = z.looseObject({
+  role: z.string({ error: 'must be a string' }).min(1, 'must not be empty'),
+  content: z
+    .union([z.string(), z.array(contentPart), z.null()], {
+      error: 'must be a string, an array of content parts or null',
+    })
+    .optional(),
+})
+
+/**
+ * A version's complete model configuration, stored once and never changed. Parameters beyond
+ * the ones named here (top_p, response_format, …) are kept as given.
+ */
+export const promptBody = z
+  .looseObject({
+    model: z.string({ error: 'is required: a string naming the model' }).min(1, 'must not be empty').max(200),
+    messages: z
+      .array(message, { error: 'must be an array of messages' })
+      .min(1, 'must hold at least one message'),
+    temperature: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').optional(),
+    max_tokens: z
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .positive('must be positive')
+      .optional(),
+    tools: z.array(z.looseObject({}), { error: 'must be an array of objects' }).optional(),
+  })
+  .describe('messages, model, temperature, max_tokens, tools and any other model parameters')
+
+export type PromptBody = z.infer<typeof promptBody>
+
+export const prompt = z.object({
+  id: z.guid(),
+  name: z.string(),
+  tags: z.array(z.string()),
+  created_at: isoTimestamp,
+})
+
+export const promptVersion = z.object({
+  id: z.guid(),
+  prompt_id: z.guid(),
+  model: z.string(),
+  major_version: z.number().int(),
+  minor_version: z.number().int(),
+  commit_message: z.string(),
+  environments: z.array(z.string()).describe('Environments this version is deployed to; may be empty'),
+  created_at: isoTimestamp,
+  storage_url: z.string().describe('Where the body is kept: its key in object storage'),
+})
+
+export type PromptVersion = z.infer<typeof promptVersion>
+
+export const linkedVersion = promptVersion.extend({
+  s3_url: z
+    .string()
+    .describe(
+      'A link that returns the body JSON with no Authorization header, until it expires (TALLY_SIGNED_LINK_TTL)',
+    ),
+})
+
+export type LinkedVersion = z.infer<typeof linkedVersion>
+
+export const versionWithBody = linkedVersion.extend({ prompt_body: promptBody })
+
+export const createPromptBody = z.object({
+  name: promptName,
+  tags: tagList.default([]),
+  promptBody,
+})
+
+export const newVersionBody = z.object({
+  promptId: id,
+  promptVersionId: id.describe('The version this one is based on'),
+  newMajorVersion: z.boolean({ error: 'must be true or false' }),
+  environment: environmentName.optional().describe('Deploy the new version to this environment at once'),
+  commitMessage: z.string({ error: 'must be a string' }).max(1000, 'must be at most 1000 characters'),
+  promptBody,
+})
+
+export const queryBody = z.object({
+  search: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters'),
+  tagsFilter: z
+    .array(z.string(), { error: 'must be an array of strings' })
+    .max(50, 'must hold at most 50 tags'),
+  page: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be 0 or more'),
+  pageSize: z.literal(PAGE_SIZES, { error: `must be one of ${PAGE_SIZES.join(', ')}` }),
+})
+
+export const versionsBody = z.object({
+  promptId: id,
+  majorVersion: z.number({ error: 'must be a number' }).int('must be an integer').min(1).optional(),
+})
+
+export const promptIdBody = z.object({ promptId: id })
+export const versionIdBody = z.object({ promptVersionId: id })
+export const environmentVersionBody = z.object({ promptId: id, environment: environmentName })
+export const environmentChangeBody = z.object({
+  promptId: id,
+  promptVersionId: id,
+  environment: environmentName,
+})

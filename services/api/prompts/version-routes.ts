@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { principalOf } from '../http/auth.ts'
+import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { failingWith } from './failure.ts'
+import {
+  environmentChangeBody,
+  environmentVersionBody,
+  id,
+  linkedVersion,
+  newVersionBody,
+  PRODUCTION,
+  PROMPT_REQUEST_LIMIT_BYTES,
+  promptBody,
+  promptIdBody,
+  promptVersion,
+  versionIdBody,
+  versionsBody,
+  versionWithBody,
+} from './schemas.ts'
+import type { PromptService } from './service.ts'
+
+const tags = ['prompts']
+
+/** Versions: create, list, count, look up (v1 with a link to the body, v2 with the body), deploy, delete. */
+export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/prompt-2025/update', {
+      bodyLimit: PROMPT_REQUEST_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Create a new version from a base version: a new major, or the next minor of its major',
+        body: newVersionBody,
+        response: { 201: envelope(z.object({ id: z.guid() })), ...errorResponses, 413: errorEnvelope },
+      },
+      handler: async (request, reply) => {
+        const created = await service.createVersion(principalOf(request).organizationId, request.body)
+        return reply.code(201).send(ok(created))
+      },
+    })
+
+    app.post('/v1/prompt-2025/query/versions', {
+      errorHandler: failingWith('Failed to retrieve versions'),
+      schema: {
+        tags,
+        summary:
+          "A prompt's versions, metadata only, newest first; only one major when majorVersion is given",
+        body: versionsBody,
+        response: { 200: envelope(z.array(promptVersion)), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { promptId, majorVersion } = request.body
+        return ok(await service.listVersions(principalOf(request).organizationId, promptId, majorVersion))
+      },
+    })
+
+    app.post('/v1/prompt-2025/query/total-versions', {
+      schema: {
+        tags,
+        summary: 'How many versions a prompt has, and how many distinct major versions',
+        body: promptIdBody,
+        response: {
+          200: envelope(z.object({ totalVersions: z.number().int(), majorVersions: z.number().int() })),
+          ...errorResponses,
+        },
+      },
+      handler: async (request) =>
+        ok(await service.countVersions(principalOf(request).organizationId, request.body.promptId)),
+    })
+
+    for (const api of ['v1', 'v2'] as const) {
+      const withBody = api === 'v2'
+      const response = { 200: envelope(withBody ? versionWithBody : linkedVersion), ...errorResponses }
+      const what = withBody ? 'with its body inline' : 'with s3_url, a link to its body'
+      const answer = async (version: z.infer<typeof linkedVersion>) =>
+        ok(withBody ? { ...version, prompt_body: await service.body(version) } : version)
+
+      app.post(`/${api}/prompt-2025/query/version`, {
+        schema: { tags, summary: `One version ${what}`, body: versionIdBody, response },
+        handler: async (request) =>
+          answer(await service.version(principalOf(request).organizationId, request.body.promptVersionId)),
+      })
+
+      app.post(`/${api}/prompt-2025/query/production-version`, {
+        schema: { tags, summary: `The production version ${what}`, body: promptIdBody, response },
+        handler: async (request) =>
+          answer(
+            await service.environmentVersion(
+              principalOf(request).organizationId,
+              request.body.promptId,
+              PRODUCTION,
+            ),
+          ),
+      })
+
+      app.post(`/${api}/prompt-2025/query/environment-version`, {
+        schema: {
+          tags,
+          summary: `The version deployed to an environment ${what}`,
+          body: environmentVersionBody,
+          response,
+        },
+        handler: async (request) => {
+          const { promptId, environment } = request.body
+          return answer(
+            await service.environmentVersion(principalOf(request).organizationId, promptId, environment),
+          )
+        },
+      })
+    }
+
+    app.get('/v1/prompt-2025/:promptVersionId/prompt-body', {
+      schema: {
+        tags,
+        summary: 'The body of a version: messages, model and parameters',
+        params: z.object({ promptVersionId: id }),
+        response: { 200: envelope(promptBody), ...errorResponses },
+      },
+      handler: async (request) => {
+        const version = await service.version(
+          principalOf(request).organizationId,
+          request.params.promptVersionId,
+        )
+        return ok(await service.body(version))
+      },
+    })
+
+    app.post('/v1/prompt-2025/update/environment', {
+      schema: {
+        tags,
+        summary: 'Deploy a version to an environment, moving the environment from the version that held it',
+        body: environmentChangeBody,
+        response: { 200: envelope(promptVersion), ...errorResponses },
+      },
+      handler: async (request) =>
+        ok(await service.assignEnvironment(principalOf(request).organizationId, request.body)),
+    })
+
+    app.post('/v1/prompt-2025/remove/environment', {
+      schema: {
+        tags,
+        summary: 'Take a version out of an environment (production can only be moved, never removed)',
+        body: environmentChangeBody,
+        response: { 200: envelope(promptVersion), ...errorResponses },
+      },
+      handler: async (request) =>
+        ok(await service.removeEnvironment(principalOf(request).organizationId, request.body)),
+    })
+
+    app.delete('/v1/prompt-2025/:promptId/:versionId', {
+      schema: {
+        tags,
+        summary: 'Delete a version and its body, permanently; refused for the production version',
+        params: z.object({ promptId: id, versionId: id }),
+        response: { 200: envelope(z.null()), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { promptId, versionId } = request.params
+        await service.deleteVersion(principalOf(request).organizationId, promptId, versionId)
+        return ok(null)
+      },
+    })
+  }
+}
