@@ -18,7 +18,11 @@ import { rateLimitHook } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
 import { metricsRoutes } from './metrics/routes.ts'
+import { promptRoutes } from './prompts/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
+import { createSessionRepo } from './sessions/repo.ts'
+import { sessionRoutes } from './sessions/routes.ts'
+import { webhookRoutes } from './webhooks/routes.ts'
 
 export interface AppDeps {
   config: Config
@@ -70,6 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
     await api.register(apiKeyRoutes(keys, auth.forget))
     await api.register(requestRoutes(deps))
+    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse)))
+    await api.register(promptRoutes(deps))
+    await api.register(webhookRoutes(deps))
   })
   return app
 }

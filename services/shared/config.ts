@@ -53,6 +53,8 @@ export const configSchema = z.object({
   KAFKA_CLIENT_ID: z.string().default('tally'),
   TALLY_REQUEST_TOPIC: z.string().default('tally.request-events'),
   TALLY_DLQ_TOPIC: z.string().default('tally.request-events.dlq'),
+  /** Prepended to the consumer group ids (tally-ingest, tally-dispatcher): several deployments or test runs on one Kafka. */
+  TALLY_CONSUMER_GROUP_PREFIX: z.string().default(''),
   TALLY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(6),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
@@ -69,6 +71,8 @@ export const configSchema = z.object({
     .default(10 * 1024 * 1024),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
+  /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
+  TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
   TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,

@@ -66,10 +66,8 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
     async hit(key, limit) {
       try {
         const window = Math.floor(Date.now() / WINDOW_MS)
-        const [count, ttl] = (await redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS)) as [
-          number,
-          number,
-        ]
+        const reply = redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS)
+        const [count, ttl] = (await withTimeout(reply, 500)) as [number, number]
         return result(limit, count, ttl > 0 ? ttl : WINDOW_MS)
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'rate_limit_unavailable')

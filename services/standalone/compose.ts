@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../api/app.ts'
 import type { ReadinessCheck } from '../api/health/routes.ts'
 import { bootstrapFirstOrganization } from '../api/keys/bootstrap.ts'
+import { startDispatcher } from '../dispatcher/dispatcher.ts'
 import { createIngestHandler } from '../ingest/handler.ts'
 import { type Config, ConfigError, publicUrl } from '../shared/config.ts'
 import { type Engines, openEngines } from '../shared/engines.ts'
@@ -13,6 +14,7 @@ import {
   type EventPublisher,
 } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
+import { startMetricsServer } from '../shared/metrics-server.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
 import type { Shutdown } from '../shared/shutdown.ts'
 
@@ -79,9 +81,14 @@ export async function startTally(
       check: () => (engines.blobs as { ping(): Promise<void> }).ping(),
     })
 
-  const handlers: { ingest?: EventHandler } = {}
+  const handlers: { ingest?: EventHandler; dispatcher?: EventHandler } = {}
   if (roles.ingest && engines.clickhouse)
     handlers.ingest = createIngestHandler(engines.clickhouse.client, log)
+  if (roles.dispatcher && engines.postgres) {
+    const dispatcher = await startDispatcher(config, engines.postgres.sql, log)
+    shutdown.add('dispatcher', () => dispatcher.stop())
+    handlers.dispatcher = dispatcher.handler
+  }
 
   let publisher: EventPublisher | undefined
   if (inProcess) {
@@ -102,26 +109,36 @@ export async function startTally(
         }
       },
     })
-    const consumers = [['tally-ingest', handlers.ingest] as const]
+    const consumers = [
+      ['tally-ingest', handlers.ingest] as const,
+      ['tally-dispatcher', handlers.dispatcher] as const,
+    ]
     for (const [groupId, handler] of consumers) {
       if (!handler) continue
       const consumer = await runKafkaConsumer({
         kafka,
-        groupId,
+        groupId: `${config.TALLY_CONSUMER_GROUP_PREFIX}${groupId}`,
         topic: config.TALLY_REQUEST_TOPIC,
         dlqTopic: config.TALLY_DLQ_TOPIC,
         codec,
         handler,
         log: log.child({ consumer: groupId }),
+        chunkSize: config.TALLY_INGEST_CHUNK_SIZE,
       })
       shutdown.add(`consumer ${groupId}`, () => consumer.stop())
     }
     if (roles.api) {
-      publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec)
+      publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec, {
+        lingerMs: config.TALLY_PRODUCER_LINGER_MS,
+      })
       shutdown.add('publisher', () => (publisher as EventPublisher).close())
     }
   }
 
+  if (!roles.api && config.TALLY_METRICS_PORT !== undefined) {
+    const metrics = await startMetricsServer(config.TALLY_METRICS_PORT, config.HOST)
+    shutdown.add('metrics', () => metrics.close())
+  }
   if (!roles.api || !engines.postgres || !engines.clickhouse || !engines.blobs || !publisher)
     return { engines }
   const bootstrap = await bootstrapFirstOrganization(engines.postgres.sql, config.TALLY_BOOTSTRAP_API_KEY)

@@ -62,6 +62,20 @@ describe.skipIf(!redisUrl)('with Redis', () => {
   })
 })
 
+describe('when Redis does not answer', () => {
+  it('lets requests through at once rather than failing them', async () => {
+    const { freePort } = await import('../../services/shared/net.ts')
+    const limiter = createRedisRateLimiter(`redis://127.0.0.1:${await freePort()}`, pino({ level: 'silent' }))
+    try {
+      const started = Date.now()
+      expect(await limiter.hit('k', 1)).toMatchObject({ allowed: true, limit: 1 })
+      expect(Date.now() - started).toBeLessThan(2_000)
+    } finally {
+      await limiter.close()
+    }
+  })
+})
+
 describe('memory limiter windows', () => {
   it('resets when the minute turns', async () => {
     let now = 60_000 * 100 + 59_000

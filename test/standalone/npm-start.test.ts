@@ -1,84 +1,45 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import {
+  cleanUpProcesses,
+  freshDataDir,
+  spawnTally,
+  stopTally,
+  type TallyProcess,
+} from '../support/processes.ts'
 
-const ROOT = new URL('../../', import.meta.url).pathname
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(cleanUpProcesses)
 
-function freshDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tally-standalone-'))
-  // Embedded Postgres runs as the postgres user when we are root: it must be able to enter the dir.
-  chmodSync(dir, 0o755)
-  dirs.push(dir)
-  return dir
-}
-
-interface Running {
-  child: ChildProcess
+interface Running extends TallyProcess {
   url: string
   apiKey: string | undefined
-  output: () => string
 }
 
 /** `npm start` as a new user runs it: no engine variables at all, so everything is embedded. */
-function start(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+async function start(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> {
+  const p = spawnTally('services/standalone/main.ts', {
     TALLY_DATA_DIR: dataDir,
-    PORT: '0',
     TALLY_LOG_LEVEL: 'warn',
+    ...extraEnv,
+  })
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    const out = p.output()
+    const ready = /Tally is ready in \d+ ms at (http:\/\/\S+)/.exec(out)
+    if (ready && /OpenAPI: /.test(out)) {
+      const apiKey = /^\s+(tly_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
+      return { ...p, url: ready[1] as string, apiKey }
+    }
+    if (p.child.exitCode !== null) throw new Error(`exited with ${p.child.exitCode} before ready:\n${out}`)
+    if (Date.now() > deadline) throw new Error(`not ready within 90 s:\n${out}`)
+    await new Promise((r) => setTimeout(r, 50))
   }
-  for (const name of [
-    'DATABASE_URL',
-    'CLICKHOUSE_URL',
-    'KAFKA_BROKERS',
-    'S3_ENDPOINT',
-    'S3_BUCKET',
-    'REDIS_URL',
-  ])
-    delete env[name]
-  Object.assign(env, extraEnv)
-  const child = spawn(process.execPath, ['services/standalone/main.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout.on('data', (d) => {
-    out += d
-  })
-  child.stderr.on('data', (d) => {
-    out += d
-  })
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready within 90 s:\n${out}`)), 90_000)
-    child.on('exit', (code) => reject(new Error(`exited with ${code} before ready:\n${out}`)))
-    child.stdout.on('data', () => {
-      const ready = /Tally is ready in \d+ ms at (http:\/\/\S+)/.exec(out)
-      if (!ready || !/OpenAPI: /.test(out)) return
-      clearTimeout(timer)
-      child.removeAllListeners('exit')
-      const key = /^\s+(tly_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
-      resolve({ child, url: ready[1] as string, apiKey: key, output: () => out })
-    })
-  })
-}
-
-function stop(running: Running): Promise<number | null> {
-  return new Promise((resolve) => {
-    running.child.on('exit', (code) => resolve(code))
-    running.child.kill('SIGTERM')
-  })
 }
 
 describe('npm start', () => {
   it('starts on embedded engines, prints the key once, serves docs, shuts down cleanly and keeps data across restarts', async () => {
-    const dataDir = freshDataDir()
+    const dataDir = freshDataDir('tally-standalone-')
     const first = await start(dataDir)
     expect(first.apiKey).toBeDefined()
     const headers = { authorization: `Bearer ${first.apiKey}` }
@@ -94,7 +55,7 @@ describe('npm start', () => {
       body: JSON.stringify({ name: 'kept' }),
     })
     expect(created.status).toBe(201)
-    expect(await stop(first)).toBe(0)
+    expect(await stopTally(first)).toBe(0)
     // Nothing at error or fatal level on the way down.
     expect(first.output()).not.toMatch(/"level":(50|60)/)
     expect(existsSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'))).toBe(false)
@@ -107,20 +68,20 @@ describe('npm start', () => {
       }
       expect(listed.data.map((k) => k.name)).toEqual(['bootstrap', 'kept'])
     } finally {
-      expect(await stop(second)).toBe(0)
+      expect(await stopTally(second)).toBe(0)
     }
   }, 240_000)
 
   it('registers TALLY_BOOTSTRAP_API_KEY as the first admin key instead of generating one', async () => {
     const key = `tly_${'k'.repeat(43)}`
-    const running = await start(freshDataDir(), { TALLY_BOOTSTRAP_API_KEY: key })
+    const running = await start(freshDataDir('tally-standalone-'), { TALLY_BOOTSTRAP_API_KEY: key })
     try {
       expect(running.apiKey).toBeUndefined()
       expect(running.output()).toContain('created with TALLY_BOOTSTRAP_API_KEY')
       const res = await fetch(`${running.url}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })
       expect(res.status).toBe(200)
     } finally {
-      expect(await stop(running)).toBe(0)
+      expect(await stopTally(running)).toBe(0)
     }
   }, 120_000)
 })

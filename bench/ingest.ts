@@ -1,0 +1,298 @@
+// npm run bench:ingest — the distributed intake path on this machine: HTTP intake → real Kafka
+// (acks=all) → consumer group tally-ingest → embedded ClickHouse (chdb), with ~2 KB events.
+// Prints events/s accepted at the API, events/s written to ClickHouse, p50/p99 from acceptance
+// (the 201) to queryable, and, in the same run, raw client.insert rows/s of the same rows as the
+// ceiling. Loopback only. Runs BENCH_SECONDS (default 60) of load; `-- --soak` (or
+// BENCH_SECONDS=300) for the 5-minute RSS soak. Uses KAFKA_BROKERS when set, otherwise starts
+// infra/local's Kafka for the run and stops it after. DATABASE_URL is used when set (else
+// embedded Postgres). Tally runs in a child process so it does not share the load generator's
+// event loop.
+import { execFileSync, fork } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+
+const SOAK = process.argv.includes('--soak')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SOAK ? 300 : 60))
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
+const BATCH = Number(process.env.BENCH_BATCH ?? 100)
+const CEILING_ROWS = 200_000
+const TARGET_RATE = 10_000
+const TARGET_SHARE = 0.5
+const TARGET_P99_MS = 2_000
+
+type Command =
+  | { cmd: 'ceiling'; rows: number }
+  | { cmd: 'count' }
+  | { cmd: 'found'; ids: string[] }
+  | { cmd: 'rss' }
+  | { cmd: 'inserts' }
+  | { cmd: 'stop' }
+
+/** One event of about 2 KB: a chat request with a few messages and its completion. */
+function event(i: number) {
+  const words = (n: number) => Array.from({ length: n }, (_, k) => `word${(i + k) % 97}`).join(' ')
+  return {
+    model: i % 3 ? 'gpt-4o-mini' : 'claude-3-5-haiku',
+    latency_ms: 200 + (i % 800),
+    user_id: `user-${i % 50}`,
+    session_id: `session-${i % 200}`,
+    properties: { env: 'bench', tenant: `t-${i % 10}` },
+    request: {
+      model: 'gpt-4o-mini',
+      temperature: 0.2,
+      messages: [
+        { role: 'system', content: words(60) },
+        { role: 'user', content: words(90) },
+      ],
+    },
+    response: {
+      id: `chatcmpl-${i}`,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: words(70) }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 180, completion_tokens: 90, total_tokens: 270 },
+    },
+  }
+}
+
+if (process.argv[2] === '--serve') await serve()
+else await measure()
+
+/** The child: Tally with Kafka and embedded ClickHouse, answering the parent's commands over IPC. */
+async function serve() {
+  const { loadConfig } = await import('../services/shared/config.ts')
+  const { createLogger } = await import('../services/shared/logger.ts')
+  const { createShutdown } = await import('../services/shared/shutdown.ts')
+  const { startTally } = await import('../services/standalone/compose.ts')
+  const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
+  const { toRequestEvent } = await import('../services/api/requests/intake.ts')
+  const { loadPriceTable } = await import('../services/api/requests/prices.ts')
+  const { toRow } = await import('../services/ingest/rows.ts')
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
+  const run = Date.now().toString(36)
+  const config = loadConfig({
+    PORT: '0',
+    TALLY_DATA_DIR: dataDir,
+    TALLY_LOG_LEVEL: 'warn',
+    TALLY_RATE_LIMIT_PER_MINUTE: '1000000000',
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+    TALLY_REQUEST_TOPIC: `tally.bench.${run}`,
+    TALLY_DLQ_TOPIC: `tally.bench.${run}.dlq`,
+    TALLY_CONSUMER_GROUP_PREFIX: `bench-${run}.`,
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+  })
+  const log = createLogger(config, 'bench')
+  const shutdown = createShutdown(log)
+  const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: false })
+  const sql = started.engines.postgres?.sql
+  const ch = started.engines.clickhouse?.client
+  if (!started.url || !sql || !ch) throw new Error('tally did not start its API')
+  const { organization, secret } = await createApiKeyRepo(sql).createOrganization(`bench-${run}`)
+  const org = organization.id
+  const count = async (orgId: string) => {
+    const rs = await ch.query({
+      query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id = {org:UUID}',
+      query_params: { org: orgId },
+      format: 'JSONEachRow',
+    })
+    return Number((await rs.json<{ n: number }>())[0]?.n)
+  }
+
+  const reply = (m: unknown) => (process.send as (m: unknown) => void)(m)
+  process.on('message', async ({ id, ...m }: Command & { id: number }) => {
+    const send = (answer: object) => reply({ id, ...answer })
+    if (m.cmd === 'ceiling') {
+      // The same rows the pipeline writes, inserted straight through client.insert.
+      const prices = loadPriceTable()
+      const ceilingOrg = (await createApiKeyRepo(sql).createOrganization(`bench-ceiling-${run}`)).organization
+        .id
+      const rows = Array.from({ length: 5_000 }, (_, i) =>
+        toRow(toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices)),
+      )
+      const started = performance.now()
+      for (let done = 0; done < m.rows; done += rows.length) {
+        const chunk = rows.map((r) => ({ ...r, request_id: crypto.randomUUID() }))
+        await ch.insert({ table: 'request_response_rmt', values: chunk, format: 'JSONEachRow' })
+      }
+      const seconds = (performance.now() - started) / 1000
+      send({ ceiling: m.rows / seconds, bytes: JSON.stringify(rows[0]).length })
+    } else if (m.cmd === 'count') send({ count: await count(org) })
+    else if (m.cmd === 'found') {
+      const rs = await ch.query({
+        query:
+          'SELECT toString(request_id) AS id FROM request_response_rmt WHERE organization_id = {org:UUID} AND request_id IN {ids:Array(UUID)}',
+        query_params: { org, ids: m.ids },
+        format: 'JSONEachRow',
+      })
+      send({ found: (await rs.json<{ id: string }>()).map((r) => r.id) })
+    } else if (m.cmd === 'rss') send({ rss: process.memoryUsage().rss })
+    else if (m.cmd === 'inserts') {
+      const { register } = await import('prom-client')
+      const text = await register.metrics()
+      const read = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+      send({ inserts: read('tally_ingest_batch_events_count'), rows: read('tally_ingest_batch_events_sum') })
+    } else if (m.cmd === 'stop') {
+      await shutdown.run('bench finished')
+      rmSync(dataDir, { recursive: true, force: true })
+      process.exit(0)
+    }
+  })
+  reply({ id: 0, url: started.url, apiKey: secret })
+}
+
+/** The parent: starts Kafka if needed and the child, drives the load, prints the figures. */
+async function measure() {
+  let infraDir: string | undefined
+  const env = { ...process.env }
+  if (!env.KAFKA_BROKERS) {
+    infraDir = mkdtempSync(join(tmpdir(), 'tally-bench-infra-'))
+    console.log('KAFKA_BROKERS unset: starting infra/local Kafka for this run…')
+    execFileSync('bash', ['infra/local/up.sh'], {
+      env: { ...env, TALLY_INFRA_DIR: infraDir },
+      stdio: 'inherit',
+    })
+    const m = /KAFKA_BROKERS=(\S+)/.exec(readFileSync(join(infraDir, 'env'), 'utf8'))
+    env.KAFKA_BROKERS = m?.[1]
+  }
+  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, stdio: 'inherit' })
+  // Answers come back in any order (a slow query, a quick RSS reading): matched by id.
+  const replies = new Map<number, (m: Record<string, unknown>) => void>()
+  let nextId = 1
+  child.on('message', (m: { id: number }) => {
+    replies.get(m.id)?.(m)
+    replies.delete(m.id)
+  })
+  const ask = <T>(command: Command | null): Promise<T> =>
+    new Promise((resolve) => {
+      const id = command ? nextId++ : 0
+      replies.set(id, resolve as (m: Record<string, unknown>) => void)
+      if (command) child.send({ ...command, id })
+    })
+  try {
+    const { url, apiKey } = await ask<{ url: string; apiKey: string }>(null)
+
+    const { ceiling, bytes } = await ask<{ ceiling: number; bytes: number }>({
+      cmd: 'ceiling',
+      rows: CEILING_ROWS,
+    })
+    console.log(
+      `raw client.insert ceiling: ${Math.round(ceiling)} rows/s (${CEILING_ROWS} rows of ~${bytes} B, 5,000 per insert)`,
+    )
+
+    const bodies = Array.from({ length: 16 }, (_, b) =>
+      JSON.stringify(Array.from({ length: BATCH }, (_, i) => event(b * BATCH + i))),
+    )
+    const pool = new Pool(url, { connections: CONNECTIONS, pipelining: 1 })
+    let accepted = 0
+    let failed = 0
+    const pending: { id: string; at: number }[] = []
+    const latencies: number[] = []
+    const rss: number[] = [(await ask<{ rss: number }>({ cmd: 'rss' })).rss]
+    const startedAt = performance.now()
+    const until = startedAt + SECONDS * 1000
+    let n = 0
+
+    async function worker() {
+      while (performance.now() < until) {
+        const body = bodies[n++ % bodies.length] as string
+        const res = await pool.request({
+          path: '/v1/request/log',
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body,
+        })
+        const text = await res.body.text()
+        if (res.statusCode !== 201) {
+          failed++
+          if (failed < 5) console.error(`intake answered ${res.statusCode}: ${text.slice(0, 200)}`)
+          continue
+        }
+        accepted += BATCH
+        if (pending.length < 2_000)
+          pending.push({ id: JSON.parse(text).data.request_ids[0], at: performance.now() })
+      }
+    }
+
+    async function poll() {
+      while (performance.now() < until || pending.length > 0) {
+        const ids = pending.slice(0, 500)
+        if (ids.length > 0) {
+          const { found } = await ask<{ found: string[] }>({ cmd: 'found', ids: ids.map((p) => p.id) })
+          const now = performance.now()
+          const set = new Set(found)
+          for (let i = pending.length - 1; i >= 0; i--) {
+            const p = pending[i] as { id: string; at: number }
+            if (set.has(p.id)) {
+              latencies.push(now - p.at)
+              pending.splice(i, 1)
+            }
+          }
+        }
+        if (performance.now() > until + 60_000) break
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+
+    const sampler = setInterval(
+      async () => rss.push((await ask<{ rss: number }>({ cmd: 'rss' })).rss),
+      10_000,
+    )
+    const polling = poll()
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker))
+    const loadSeconds = (performance.now() - startedAt) / 1000
+    const writtenAtEnd = (await ask<{ count: number }>({ cmd: 'count' })).count
+    let written = writtenAtEnd
+    const drainDeadline = performance.now() + 60_000
+    while (written < accepted && performance.now() < drainDeadline) {
+      await new Promise((r) => setTimeout(r, 200))
+      written = (await ask<{ count: number }>({ cmd: 'count' })).count
+    }
+    const allWrittenSeconds = (performance.now() - startedAt) / 1000
+    await polling
+    clearInterval(sampler)
+    rss.push((await ask<{ rss: number }>({ cmd: 'rss' })).rss)
+    const inserts = await ask<{ inserts: number; rows: number }>({ cmd: 'inserts' })
+    await pool.close()
+
+    latencies.sort((a, b) => a - b)
+    const pct = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN
+    const acceptedRate = accepted / loadSeconds
+    const writtenRate = written / allWrittenSeconds
+    const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`
+    console.log(
+      [
+        `load: ${SECONDS}s, ${CONNECTIONS} connections, ${BATCH} events per POST (~${Math.round(
+          (bodies[0] as string).length / BATCH,
+        )} B per event on the wire); ${failed} failed POSTs`,
+        `accepted at the API:   ${Math.round(acceptedRate)} events/s (${accepted} events)`,
+        `written to ClickHouse: ${Math.round(writtenRate)} events/s (${written} of ${accepted}, all written ${allWrittenSeconds.toFixed(1)}s after start; ${writtenAtEnd} when the load stopped)`,
+        `share of raw ceiling:  ${((writtenRate / ceiling) * 100).toFixed(0)}%`,
+        `ClickHouse inserts by the consumer: ${inserts.inserts}, ${Math.round(inserts.rows / inserts.inserts)} rows each on average`,
+        `acceptance → queryable: p50 ${Math.round(pct(0.5))} ms, p99 ${Math.round(pct(0.99))} ms (${latencies.length} samples, 100 ms poll)`,
+        `RSS of the Tally process (every 10 s): ${rss.map(mb).join(' → ')}`,
+        `machine load average (1/5/15 min): ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' / ')} on ${availableParallelism()} cores (figures from a busy machine say little)`,
+        `targets: ≥ ${TARGET_RATE} events/s end to end ${writtenRate >= TARGET_RATE ? 'MET' : 'MISSED'}; ≥ ${
+          TARGET_SHARE * 100
+        }% of ceiling ${writtenRate >= TARGET_SHARE * ceiling ? 'MET' : 'MISSED'}; p99 < ${TARGET_P99_MS} ms ${
+          pct(0.99) < TARGET_P99_MS ? 'MET' : 'MISSED'
+        }; lost events: ${accepted - written}`,
+      ].join('\n'),
+    )
+    child.send({ cmd: 'stop', id: nextId++ })
+    await new Promise((r) => child.once('exit', r))
+  } finally {
+    if (child.exitCode === null) child.kill()
+    if (infraDir) {
+      execFileSync('bash', ['infra/local/down.sh'], {
+        env: { ...env, TALLY_INFRA_DIR: infraDir },
+        stdio: 'inherit',
+      })
+      rmSync(infraDir, { recursive: true, force: true })
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { badRequest } from '../../shared/errors.ts'
+import { principalOf } from '../http/auth.ts'
+import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import type { IntakeEvent } from './intake.ts'
+import type { Intake } from './service.ts'
+
+// {seconds, milliseconds} as Helicone's loggers send, ISO text, or an epoch number (seconds
+// below 1e11, otherwise milliseconds: 1e11 ms is 1973, 1e11 s is the year 5138).
+const time = z.union([
+  z.object({ seconds: z.number().int().min(0), milliseconds: z.number().int().min(0).max(999_999) }),
+  z.iso.datetime({ offset: true }),
+  z.number().min(0),
+])
+
+function toMs(t: z.infer<typeof time>): number {
+  if (typeof t === 'string') return Date.parse(t)
+  if (typeof t === 'number') return t < 1e11 ? Math.round(t * 1000) : Math.round(t)
+  return t.seconds * 1000 + t.milliseconds
+}
+
+const heliconeLog = z.object({
+  providerRequest: z.object({
+    url: z.string().max(2048).default(''),
+    json: z.unknown().default({}),
+    meta: z.record(z.string(), z.unknown()).default({}),
+  }),
+  providerResponse: z.object({
+    json: z.unknown().optional(),
+    textBody: z.string().optional(),
+    status: z.number().int().min(-1000).max(1000).default(200),
+    headers: z.record(z.string(), z.unknown()).default({}),
+  }),
+  timing: z.object({
+    startTime: time,
+    endTime: time,
+    timeToFirstToken: z.number().min(0).optional(),
+  }),
+  provider: z.string().max(100).optional(),
+})
+
+const ROUTES = [
+  ['/custom/v1/log', undefined],
+  ['/oai/v1/log', 'openai'],
+  ['/anthropic/v1/log', 'anthropic'],
+  ['/googleapis/v1/log', 'google'],
+  ['/v1/trace/custom/log', undefined],
+] as const
+
+const PROVIDER_NAMES: Record<string, string> = { OPENAI: 'openai', ANTHROPIC: 'anthropic', GOOGLE: 'google' }
+
+/**
+ * Helicone-compatible intake: the body HeliconeManualLogger posts, with metadata in
+ * Helicone-* (or Tally-*) headers. Answers like POST /v1/request/log.
+ */
+export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): FastifyPluginAsyncZod {
+  return async (app) => {
+    for (const [path, routeProvider] of ROUTES) {
+      app.post(path, {
+        bodyLimit: deps.maxBytes,
+        schema: {
+          tags: ['requests'],
+          summary: `Helicone-compatible log intake (${path})`,
+          description:
+            'Headers: Helicone-Property-<Name>, Helicone-Session-Id/-Name/-Path, Helicone-User-Id, Helicone-Request-Id, Helicone-Prompt-Id (also with a Tally- prefix).',
+          body: heliconeLog,
+          response: {
+            201: envelope(z.object({ request_id: z.uuid() })),
+            ...errorResponses,
+            413: errorEnvelope,
+            503: errorEnvelope,
+          },
+        },
+        handler: async (request, reply) => {
+          const { organizationId } = principalOf(request)
+          const event = toIntakeEvent(request.body, request.raw.rawHeaders, routeProvider)
+          const [id] = await deps.intake(organizationId, [event])
+          return reply.code(201).send(ok({ request_id: id as string }))
+        },
+      })
+    }
+  }
+}
+
+/**
+ * Helicone-X and Tally-X headers from the raw header list (which keeps the caller's spelling
+ * of property names), the Tally one winning. Keys are lower-cased except property names.
+ */
+function metadata(rawHeaders: string[]) {
+  const out: Record<string, string> = {}
+  const properties: Record<string, string> = {}
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const m = /^(helicone|tally)-(.+)$/i.exec(rawHeaders[i] as string)
+    if (!m) continue
+    const tally = (m[1] as string).toLowerCase() === 'tally'
+    const rest = m[2] as string
+    const value = rawHeaders[i + 1] as string
+    const property = /^property-(.+)$/i.exec(rest)
+    const [target, key] = property ? [properties, property[1] as string] : [out, rest.toLowerCase()]
+    if (tally || !(key in target)) target[key] = value
+  }
+  return { meta: out, properties }
+}
+
+export function toIntakeEvent(
+  body: z.infer<typeof heliconeLog>,
+  rawHeaders: string[],
+  routeProvider: string | undefined,
+): IntakeEvent {
+  const { meta, properties } = metadata(rawHeaders)
+  const requestId = meta['request-id']
+  if (requestId !== undefined && !z.uuid().safeParse(requestId).success) {
+    throw badRequest('headers.helicone-request-id: must be a UUID')
+  }
+  const start = toMs(body.timing.startTime)
+  const end = toMs(body.timing.endTime)
+  if (!Number.isFinite(start) || !Number.isFinite(end)) throw badRequest('body.timing: invalid time')
+  const { json, textBody, status } = body.providerResponse
+  const hasJson = typeof json === 'object' && json !== null && Object.keys(json).length > 0
+  const given = body.provider ? (PROVIDER_NAMES[body.provider.toUpperCase()] ?? body.provider) : undefined
+  const event: IntakeEvent = {
+    created_at: start,
+    completed_at: Math.max(start, end),
+    provider: given ?? routeProvider,
+    target_url: body.providerRequest.url,
+    request: body.providerRequest.json,
+    response: hasJson ? json : (textBody ?? ''),
+    status,
+    cached: false,
+    properties,
+  }
+  if (requestId) event.request_id = requestId
+  if (body.timing.timeToFirstToken !== undefined)
+    event.time_to_first_token_ms = Math.round(body.timing.timeToFirstToken)
+  if (meta['user-id']) event.user_id = meta['user-id']
+  if (meta['session-id']) event.session_id = meta['session-id']
+  if (meta['session-name']) event.session_name = meta['session-name']
+  if (meta['session-path']) event.session_path = meta['session-path']
+  if (meta['prompt-id']) event.prompt_id = meta['prompt-id']
+  return event
+}

@@ -1,0 +1,178 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { ClickHouseClient } from '../../shared/clickhouse.ts'
+import type { Config } from '../../shared/config.ts'
+import { AppError, notFound } from '../../shared/errors.ts'
+import type { EventPublisher } from '../../shared/events/transport.ts'
+import type { Logger } from '../../shared/logger.ts'
+import { compileRequestFilter } from '../filters/compile.ts'
+import { principalOf } from '../http/auth.ts'
+import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { heliconeRoutes } from './helicone.ts'
+import { intakeEvent } from './intake.ts'
+import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
+import { requestRecord, toRecord } from './record.ts'
+import { createRequestRepo, type RequestRepo, SORT_COLUMNS, type SortField } from './repo.ts'
+import { createIntake, type Intake } from './service.ts'
+
+interface RequestRouteDeps {
+  repo: RequestRepo
+  intake: Intake
+  prices: PriceTable
+  maxEvents: number
+  maxBytes: number
+}
+
+/** Intake (Tally's and Helicone's), request query and GET, and the model price list. */
+export function requestRoutes(deps: {
+  config: Config
+  log: Logger
+  clickhouse: ClickHouseClient
+  publisher: EventPublisher
+}): FastifyPluginAsyncZod {
+  const repo = createRequestRepo(deps.clickhouse)
+  const prices = loadPriceTable()
+  const intake = createIntake({ repo, publisher: deps.publisher, prices, log: deps.log })
+  const maxBytes = deps.config.TALLY_INTAKE_MAX_BYTES
+  return async (app) => {
+    await app.register(
+      tallyRoutes({ repo, intake, prices, maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS, maxBytes }),
+    )
+    await app.register(heliconeRoutes({ intake, maxBytes }))
+  }
+}
+
+export const tooLarge = (message: string) => new AppError(413, 'payload_too_large', message)
+
+const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
+
+const queryBody = z.object({
+  filter: z
+    .unknown()
+    .default({})
+    .describe(
+      'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
+    ),
+  offset: z.number().int().min(0, 'must be ≥ 0').max(1_000_000, 'must be ≤ 1000000').default(0),
+  limit: z
+    .number()
+    .int()
+    .min(1, 'must be between 1 and 1000')
+    .max(1000, 'must be between 1 and 1000')
+    .default(10),
+  sort: z
+    .partialRecord(z.enum(sortFields, `must be one of ${sortFields.join(', ')}`), z.enum(['asc', 'desc']))
+    .refine((s) => Object.keys(s).length <= 1, 'must name at most one field')
+    .default({ created_at: 'desc' })
+    .describe('One field mapped to asc or desc; default {created_at: "desc"}'),
+  includeBody: z.boolean().default(false).describe('Include request_body and response_body'),
+})
+
+const idParams = z.object({ id: z.uuid('must be a UUID') })
+
+// Accepts one event, an array of events, or {events: [...]}; always validated as {events}.
+const logBody = z.preprocess(
+  (body) =>
+    Array.isArray(body)
+      ? { events: body }
+      : typeof body === 'object' && body !== null && 'events' in body
+        ? body
+        : { events: [body] },
+  z.object({ events: z.array(intakeEvent).min(1, 'must hold at least one event') }),
+)
+
+function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/request/log', {
+      bodyLimit: deps.maxBytes,
+      schema: {
+        tags: ['requests'],
+        summary: 'Log one processed model request or a batch; 201 once they are durable',
+        description: `One event, an array of events, or {events: [...]}; at most ${deps.maxEvents} events and ${deps.maxBytes} bytes (413 beyond).`,
+        body: logBody,
+        response: {
+          201: envelope(z.object({ request_ids: z.array(z.uuid()) })),
+          ...errorResponses,
+          413: errorEnvelope,
+          503: errorEnvelope,
+        },
+      },
+      preValidation: async (request) => {
+        // Counted before validation so that an oversized batch is a 413, not 1000 field errors.
+        const body = request.body as { events?: unknown } | unknown[]
+        const n = Array.isArray(body) ? body.length : Array.isArray(body?.events) ? body.events.length : 1
+        if (n > deps.maxEvents) {
+          throw tooLarge(`body.events: at most ${deps.maxEvents} events per request, got ${n}`)
+        }
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = principalOf(request)
+        const ids = await deps.intake(organizationId, request.body.events)
+        return reply.code(201).send(ok({ request_ids: ids }))
+      },
+    })
+
+    app.post('/v1/request/query', {
+      schema: {
+        tags: ['requests'],
+        summary: "Query the organization's requests with a filter tree, sorted and paged",
+        body: queryBody,
+        response: { 200: envelope(z.array(requestRecord)), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { organizationId } = principalOf(request)
+        const { filter, offset, limit, sort, includeBody } = request.body
+        const [field, direction] = (Object.entries(sort)[0] ?? ['created_at', 'desc']) as [
+          SortField,
+          'asc' | 'desc',
+        ]
+        const rows = await deps.repo.query({
+          organizationId,
+          filter: compileRequestFilter(filter, { path: 'body.filter' }),
+          sort: { field, direction },
+          offset,
+          limit,
+          includeBody,
+        })
+        return ok(rows.map(toRecord))
+      },
+    })
+
+    app.get('/v1/request/:id', {
+      schema: {
+        tags: ['requests'],
+        summary: 'One request with its bodies',
+        params: idParams,
+        response: { 200: envelope(requestRecord), ...errorResponses },
+      },
+      handler: async (request) => {
+        const row = await deps.repo.get(principalOf(request).organizationId, request.params.id)
+        if (!row) throw notFound('Request not found')
+        return ok(toRecord(row))
+      },
+    })
+
+    app.get('/v1/models', {
+      schema: {
+        tags: ['models'],
+        summary: 'The model price table behind cost_usd (USD per 1M tokens)',
+        response: {
+          200: envelope(
+            z.object({
+              currency: z.string(),
+              unit: z.string(),
+              as_of: z.string(),
+              sources: z.record(z.string(), z.string()),
+              models: z.array(modelPrice),
+            }),
+          ),
+          ...errorResponses,
+        },
+      },
+      handler: async () => {
+        const { currency, unit, as_of, sources, models } = deps.prices
+        return ok({ currency, unit, as_of, sources, models })
+      },
+    })
+  }
+}

@@ -1,0 +1,91 @@
+import { Counter } from 'prom-client'
+import { AppError } from '../../shared/errors.ts'
+import type { RequestEvent } from '../../shared/events/request-event.ts'
+import type { EventPublisher } from '../../shared/events/transport.ts'
+import type { Logger } from '../../shared/logger.ts'
+import { type IntakeEvent, toRequestEvent } from './intake.ts'
+import type { PriceTable } from './prices.ts'
+import type { RequestRepo } from './repo.ts'
+
+const accepted = new Counter({
+  name: 'tally_events_accepted_total',
+  help: 'Request events the API acknowledged as durable (201)',
+})
+const refused = new Counter({
+  name: 'tally_events_publish_failed_total',
+  help: 'Request events the API could not make durable (answered 503; the caller retries)',
+})
+
+const lookupFailures = new Counter({
+  name: 'tally_intake_lookup_failures_total',
+  help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable)',
+})
+
+export const unavailable = () =>
+  new AppError(503, 'unavailable', 'The events could not be recorded; retry with the same request ids')
+
+/**
+ * Turns logged requests into events and publishes them; resolves once they are durable (Kafka
+ * acks=all, or written by the in-process handlers). Returns the request ids in input order.
+ */
+export function createIntake(deps: {
+  repo: RequestRepo
+  publisher: EventPublisher
+  prices: PriceTable
+  log: Logger
+}) {
+  return async function record(organizationId: string, inputs: IntakeEvent[]): Promise<string[]> {
+    const now = new Date()
+    const events = inputs.map((input) => toRequestEvent(input, organizationId, deps.prices, now))
+    await keepFirstCreatedAt(
+      organizationId,
+      events.filter((_, i) => inputs[i]?.request_id !== undefined),
+    )
+    // The same id twice in one batch: the last one replaces the earlier ones, as a re-send would.
+    const latest = new Map<string, RequestEvent>()
+    for (const e of events) latest.set(e.request_id, e)
+    try {
+      await deps.publisher.publish([...latest.values()])
+    } catch (err) {
+      refused.inc(latest.size)
+      deps.log.error({ err, events: latest.size }, 'intake_publish_failed')
+      throw unavailable()
+    }
+    accepted.inc(latest.size)
+    return events.map((e) => e.request_id)
+  }
+
+  /**
+   * A re-sent id must land on the row it replaces, and the table's sorting key holds
+   * created_at: so a caller-supplied id already stored keeps its stored created_at (the first
+   * one wins; latency and everything else come from the re-send).
+   */
+  async function keepFirstCreatedAt(organizationId: string, supplied: RequestEvent[]): Promise<void> {
+    if (supplied.length === 0) return
+    let stored = new Map<string, Date>()
+    try {
+      stored = await deps.repo.createdAtOf(
+        organizationId,
+        supplied.map((e) => e.request_id),
+      )
+    } catch (err) {
+      // ClickHouse unreachable: accepting matters more (callers like Helicone's logger never
+      // retry). The cost is a possible second row, only for a re-send with a new created_at.
+      lookupFailures.inc()
+      deps.log.warn({ err, events: supplied.length }, 'intake_created_at_lookup_failed')
+    }
+    const firstInBatch = new Map<string, Date>()
+    for (const e of supplied) {
+      const first = stored.get(e.request_id) ?? firstInBatch.get(e.request_id)
+      if (!first) {
+        firstInBatch.set(e.request_id, e.created_at)
+        continue
+      }
+      if (first.getTime() === e.created_at.getTime()) continue
+      e.created_at = first
+      e.completed_at = new Date(first.getTime() + e.latency_ms)
+    }
+  }
+}
+
+export type Intake = ReturnType<typeof createIntake>

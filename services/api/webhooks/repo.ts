@@ -1,0 +1,187 @@
+import { announceWebhookChange } from '../../dispatcher/directory.ts'
+import type { PropertyFilter } from '../../dispatcher/payload.ts'
+import { generateHmacKey } from '../../dispatcher/signature.ts'
+import type { Sql } from '../../shared/postgres.ts'
+
+export interface WebhookRow {
+  id: string
+  organization_id: string
+  destination: string
+  sample_rate: number
+  property_filters: PropertyFilter[]
+  include_data: boolean
+  state: 'active' | 'disabled'
+  disabled_reason: string | null
+  created_at: Date
+}
+
+export interface DeliveryRow {
+  id: string
+  request_id: string
+  event: string
+  status: 'pending' | 'delivered' | 'failed'
+  attempts: number
+  last_attempt_at: Date | null
+  last_response_status: number | null
+  last_response_body: string | null
+  last_error: string | null
+  last_duration_ms: number | null
+  next_attempt_at: Date | null
+  created_at: Date
+  delivered_at: Date | null
+}
+
+/** How long a replaced key keeps signing beside the new one. */
+export const KEY_OVERLAP_MS = 24 * 3_600_000
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+export const isUuid = (id: string) => UUID.test(id)
+
+export function createWebhookRepo(sql: Sql) {
+  const columns = sql`id, organization_id, destination, sample_rate, property_filters, include_data, state,
+    disabled_reason, created_at`
+  const deliveryColumns = sql`id, request_id, event, status, attempts, last_attempt_at, last_response_status,
+    last_response_body, last_error, last_duration_ms,
+    case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, delivered_at`
+
+  return {
+    async create(input: {
+      organizationId: string
+      destination: string
+      sampleRate: number
+      propertyFilters: PropertyFilter[]
+      includeData: boolean
+    }): Promise<{ webhook: WebhookRow; hmacKey: string }> {
+      const hmacKey = generateHmacKey()
+      return sql.begin(async (tx) => {
+        const [row] = await tx<WebhookRow[]>`
+          insert into webhooks (organization_id, destination, sample_rate, property_filters, include_data, hmac_key)
+          values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
+                  ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
+                  ${input.includeData}, ${hmacKey})
+          returning ${columns}`
+        const webhook = row as WebhookRow
+        await announceWebhookChange(tx, input.organizationId, webhook.id)
+        return { webhook, hmacKey }
+      })
+    },
+
+    list(organizationId: string): Promise<WebhookRow[]> {
+      return sql<WebhookRow[]>`
+        select ${columns} from webhooks where organization_id = ${organizationId} order by created_at, id`
+    },
+
+    async get(organizationId: string, id: string): Promise<WebhookRow | null> {
+      if (!isUuid(id)) return null
+      const [row] = await sql<WebhookRow[]>`
+        select ${columns} from webhooks where organization_id = ${organizationId} and id = ${id}`
+      return row ?? null
+    },
+
+    /** Deletes the webhook with its deliveries; every dispatcher forgets it at once. */
+    async delete(organizationId: string, id: string): Promise<boolean> {
+      if (!isUuid(id)) return false
+      return sql.begin(async (tx) => {
+        const rows =
+          await tx`delete from webhooks where organization_id = ${organizationId} and id = ${id} returning id`
+        if (rows.length === 0) return false
+        await announceWebhookChange(tx, organizationId, id)
+        return true
+      })
+    },
+
+    /** A new key; the current one keeps signing beside it until the overlap ends. */
+    async rotateKey(
+      organizationId: string,
+      id: string,
+    ): Promise<{ hmacKey: string; previousKeyExpiresAt: Date } | null> {
+      if (!isUuid(id)) return null
+      const hmacKey = generateHmacKey()
+      return sql.begin(async (tx) => {
+        const [row] = await tx<{ previous_key_expires_at: Date }[]>`
+          update webhooks set previous_hmac_key = hmac_key, hmac_key = ${hmacKey},
+            previous_key_expires_at = now() + make_interval(secs => ${KEY_OVERLAP_MS / 1000})
+          where organization_id = ${organizationId} and id = ${id}
+          returning previous_key_expires_at`
+        if (!row) return null
+        await announceWebhookChange(tx, organizationId, id)
+        return { hmacKey, previousKeyExpiresAt: row.previous_key_expires_at }
+      })
+    },
+
+    /** The signing keys in effect, newest first. */
+    async activeKeys(id: string): Promise<string[]> {
+      const [row] = await sql<{ hmac_key: string; previous: string | null }[]>`
+        select hmac_key, case when previous_key_expires_at > now() then previous_hmac_key end as previous
+        from webhooks where id = ${id}`
+      return row ? [row.hmac_key, ...(row.previous ? [row.previous] : [])] : []
+    },
+
+    listDeliveries(
+      webhookId: string,
+      page: { offset: number; limit: number; status?: DeliveryRow['status'] | undefined },
+    ): Promise<DeliveryRow[]> {
+      return sql<DeliveryRow[]>`
+        select ${deliveryColumns} from webhook_deliveries
+        where webhook_id = ${webhookId} ${page.status ? sql`and status = ${page.status}` : sql``}
+        order by created_at desc, id
+        offset ${page.offset} limit ${page.limit}`
+    },
+
+    /**
+     * Makes a delivery due now with a fresh schedule; a webhook disabled by 410 is enabled again,
+     * since asking for a retry says the receiver is back.
+     */
+    async retryDelivery(
+      organizationId: string,
+      webhookId: string,
+      deliveryId: string,
+    ): Promise<DeliveryRow | null> {
+      if (!isUuid(deliveryId)) return null
+      return sql.begin(async (tx) => {
+        const [row] = await tx<DeliveryRow[]>`
+          update webhook_deliveries set status = 'pending', round_attempts = 0, next_attempt_at = now(),
+            delivered_at = null
+          where id = ${deliveryId} and webhook_id = ${webhookId}
+          returning ${deliveryColumns}`
+        if (!row) return null
+        const enabled = await tx`
+          update webhooks set state = 'active', disabled_reason = null
+          where id = ${webhookId} and state = 'disabled' returning id`
+        if (enabled.length > 0) await announceWebhookChange(tx, organizationId, webhookId)
+        return row
+      })
+    },
+
+    /** Records a delivery made by the test endpoint with its one attempt. */
+    async recordTestDelivery(input: {
+      id: string
+      webhookId: string
+      requestId: string
+      body: Buffer
+      attemptedAt: Date
+      ok: boolean
+      status: number | null
+      durationMs: number
+      responseBody: string | null
+      error: string | null
+    }): Promise<void> {
+      const clean = (t: string | null) => (t === null ? null : t.replaceAll('\u0000', ''))
+      return sql.begin(async (tx) => {
+        const [row] = await tx<{ id: string }[]>`
+          insert into webhook_deliveries (id, webhook_id, request_id, event, body, status, attempts, round_attempts,
+            last_attempt_at, last_response_status, last_response_body, last_error, last_duration_ms, delivered_at)
+          values (${input.id}, ${input.webhookId}, ${input.requestId}, 'webhook.test', ${input.body},
+            ${input.ok ? 'delivered' : 'failed'}, 1, 1, ${input.attemptedAt}, ${input.status},
+            ${clean(input.responseBody)}, ${clean(input.error)}, ${input.durationMs}, ${input.ok ? input.attemptedAt : null})
+          returning id`
+        const id = (row as { id: string }).id
+        await tx`
+          insert into webhook_delivery_attempts (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
+          values (${id}, ${input.attemptedAt}, ${input.durationMs}, ${input.status}, ${clean(input.responseBody)}, ${clean(input.error)})`
+      })
+    },
+  }
+}
+
+export type WebhookRepo = ReturnType<typeof createWebhookRepo>

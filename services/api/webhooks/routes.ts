@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { buildPayload, testEvent } from '../../dispatcher/payload.ts'
+import { createSender } from '../../dispatcher/sender.ts'
+import { signatureHeaders } from '../../dispatcher/signature.ts'
+import type { Config } from '../../shared/config.ts'
+import { notFound } from '../../shared/errors.ts'
+import type { Sql } from '../../shared/postgres.ts'
+import { principalOf, requireAdmin } from '../http/auth.ts'
+import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
+import { createWebhookRepo, type WebhookRow } from './repo.ts'
+
+const httpsUrl = z
+  .string('must be a string')
+  .max(2_048, 'must be at most 2048 characters')
+  .refine((text) => {
+    try {
+      const url = new URL(text)
+      return url.protocol === 'https:' && url.hostname !== '' && !url.username && !url.password
+    } catch {
+      return false
+    }
+  }, 'must be an https:// URL without credentials')
+
+const propertyFilter = z.strictObject({
+  key: z.string('must be a string').min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
+  value: z.string('must be a string').max(1_024, 'must be at most 1024 characters'),
+})
+
+const webhookConfig = z.strictObject({
+  sampleRate: z
+    .number('must be a number')
+    .min(0, 'must be between 0 and 100')
+    .max(100, 'must be between 0 and 100')
+    .default(100)
+    .describe('Percentage of events sent, 0 to 100; decided per request, the same on every redelivery'),
+  propertyFilters: z
+    .array(propertyFilter, 'must be an array of {key, value}')
+    .max(50, 'must have at most 50 items')
+    .default([])
+    .describe("Every {key, value} must equal the event's property of that key"),
+})
+
+const createBody = z.strictObject({
+  destination: httpsUrl.describe('HTTPS URL that receives deliveries'),
+  config: webhookConfig.default({ sampleRate: 100, propertyFilters: [] }),
+  includeData: z
+    .boolean('must be a boolean')
+    .default(true)
+    .describe('Whether deliveries carry the request and response bodies'),
+})
+
+const webhook = z.object({
+  id: z.uuid(),
+  destination: z.string(),
+  config: z.object({
+    sampleRate: z.number(),
+    propertyFilters: z.array(z.object({ key: z.string(), value: z.string() })),
+  }),
+  includeData: z.boolean(),
+  state: z.enum(['active', 'disabled']).describe('disabled after a receiver answered 410 Gone'),
+  disabled_reason: z.string().nullable(),
+  created_at: isoTimestamp,
+})
+
+const delivery = z.object({
+  id: z.uuid().describe('Also the webhook-id header of every attempt'),
+  request_id: z.uuid(),
+  event: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  last_attempt_at: isoTimestamp.nullable(),
+  last_response_status: z.number().int().nullable(),
+  last_response_body: z.string().nullable().describe('The first 2 KB of the last response body'),
+  last_error: z.string().nullable(),
+  last_duration_ms: z.number().int().nullable(),
+  next_attempt_at: isoTimestamp.nullable(),
+  created_at: isoTimestamp,
+  delivered_at: isoTimestamp.nullable(),
+})
+
+const idParams = z.object({ id: z.string() })
+const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() })
+const pageQuery = z.object({
+  offset: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .default(0),
+  limit: z.coerce
+    .number('must be a number')
+    .int('must be an integer')
+    .min(1, 'must be between 1 and 100')
+    .max(100, 'must be between 1 and 100')
+    .default(10),
+  status: z.enum(['pending', 'delivered', 'failed'], 'must be one of pending, delivered, failed').optional(),
+})
+
+const webhookNotFound = () => notFound('Webhook not found')
+
+function present(row: WebhookRow) {
+  return {
+    id: row.id,
+    destination: row.destination,
+    config: { sampleRate: row.sample_rate, propertyFilters: row.property_filters },
+    includeData: row.include_data,
+    state: row.state,
+    disabled_reason: row.disabled_reason,
+    created_at: row.created_at,
+  }
+}
+
+export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPluginAsyncZod {
+  return async (app) => {
+    const repo = createWebhookRepo(deps.sql)
+    const sender = createSender({
+      allowPrivateNetworks: deps.config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      connectionsPerDestination: 4,
+      caFile: deps.config.TALLY_WEBHOOK_CA_FILE,
+    })
+    app.addHook('onClose', () => sender.close())
+
+    const owned = async (organizationId: string, id: string) => {
+      const row = await repo.get(organizationId, id)
+      if (!row) throw webhookNotFound()
+      return row
+    }
+
+    app.post('/v1/webhooks', {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Register a webhook (admin keys only). hmac_key is in this answer and never again.',
+        body: createBody,
+        response: { 201: envelope(webhook.extend({ hmac_key: z.string() })), ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = requireAdmin(request)
+        const { destination, config, includeData } = request.body
+        const { webhook: row, hmacKey } = await repo.create({
+          organizationId,
+          destination,
+          includeData,
+          ...config,
+        })
+        return reply.code(201).send(ok({ ...present(row), hmac_key: hmacKey }))
+      },
+    })
+
+    app.get('/v1/webhooks', {
+      schema: {
+        tags: ['webhooks'],
+        summary: "List the organization's webhooks (never their keys)",
+        response: { 200: envelope(z.array(webhook)), ...errorResponses },
+      },
+      handler: async (request) => ok((await repo.list(principalOf(request).organizationId)).map(present)),
+    })
+
+    app.delete('/v1/webhooks/:id', {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook (admin keys only); deliveries stop at once, in-flight ones may land',
+        params: idParams,
+        response: { 200: envelope(z.null()), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { organizationId } = requireAdmin(request)
+        if (!(await repo.delete(organizationId, request.params.id))) throw webhookNotFound()
+        return ok(null)
+      },
+    })
+
+    app.post('/v1/webhooks/:id/test', {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
+        params: idParams,
+        response: {
+          200: envelope(
+            z.object({
+              delivery_id: z.uuid(),
+              delivered: z.boolean(),
+              status: z.number().int().nullable().describe("The receiver's HTTP status"),
+              duration_ms: z.number().int(),
+              error: z.string().nullable(),
+            }),
+          ),
+          ...errorResponses,
+        },
+      },
+      handler: async (request) => {
+        const { organizationId } = principalOf(request)
+        const row = await owned(organizationId, request.params.id)
+        const id = randomUUID()
+        const requestId = randomUUID()
+        const attemptedAt = new Date()
+        const body = buildPayload(
+          testEvent(organizationId, requestId, attemptedAt),
+          row.include_data,
+          'webhook.test',
+        )
+        const headers = signatureHeaders({
+          id,
+          timestamp: Math.floor(attemptedAt.getTime() / 1000),
+          body,
+          keys: await repo.activeKeys(row.id),
+        })
+        const result = await sender.send(row.destination, body, headers)
+        await repo.recordTestDelivery({ id, webhookId: row.id, requestId, body, attemptedAt, ...result })
+        return ok({
+          delivery_id: id,
+          delivered: result.ok,
+          status: result.status,
+          duration_ms: result.durationMs,
+          error: result.error,
+        })
+      },
+    })
+
+    app.get('/v1/webhooks/:id/deliveries', {
+      schema: {
+        tags: ['webhooks'],
+        summary: "The webhook's deliveries, newest first, with their last attempt",
+        params: idParams,
+        querystring: pageQuery,
+        response: { 200: envelope(z.array(delivery)), ...errorResponses },
+      },
+      handler: async (request) => {
+        const row = await owned(principalOf(request).organizationId, request.params.id)
+        return ok(await repo.listDeliveries(row.id, request.query))
+      },
+    })
+
+    app.post('/v1/webhooks/:id/deliveries/:deliveryId/retry', {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Make a delivery due now with a fresh retry schedule (re-enables a webhook disabled by 410)',
+        params: deliveryParams,
+        response: { 200: envelope(delivery), ...errorResponses },
+      },
+      handler: async (request) => {
+        const { organizationId } = principalOf(request)
+        const row = await owned(organizationId, request.params.id)
+        const retried = await repo.retryDelivery(organizationId, row.id, request.params.deliveryId)
+        if (!retried) throw notFound('Delivery not found')
+        return ok(retried)
+      },
+    })
+
+    app.post('/v1/webhooks/:id/rotate-key', {
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Issue a new hmac_key (admin keys only); the old one keeps signing beside it for 24 h',
+        params: idParams,
+        response: {
+          200: envelope(
+            z.object({ id: z.uuid(), hmac_key: z.string(), previous_key_expires_at: isoTimestamp }),
+          ),
+          ...errorResponses,
+        },
+      },
+      handler: async (request) => {
+        const { organizationId } = requireAdmin(request)
+        const rotated = await repo.rotateKey(organizationId, request.params.id)
+        if (!rotated) throw webhookNotFound()
+        return ok({
+          id: request.params.id,
+          hmac_key: rotated.hmacKey,
+          previous_key_expires_at: rotated.previousKeyExpiresAt,
+        })
+      },
+    })
+  }
+}

@@ -1,0 +1,182 @@
+import type { Sql } from '../shared/postgres.ts'
+import { announceWebhookChange } from './directory.ts'
+import type { EventKind } from './payload.ts'
+import type { SendResult } from './sender.ts'
+
+export interface NewDelivery {
+  webhookId: string
+  requestId: string
+  event: EventKind
+  body: Buffer
+  /** Claimed by this process at insert (sent straight away) rather than left due for any. */
+  claimed: boolean
+}
+
+/** A delivery held by a dispatcher for one attempt. */
+export interface ClaimedDelivery {
+  id: string
+  webhookId: string
+  requestId: string
+  body: Buffer
+  roundAttempts: number
+}
+
+export type Next =
+  | { status: 'delivered' }
+  | { status: 'failed'; disable: boolean }
+  | { status: 'pending'; delayMs: number }
+
+const MAX_RETRY_AFTER_MS = 86_400_000
+
+/**
+ * What follows an attempt: 2xx is delivered; 410 fails and disables the webhook; anything else
+ * waits the next step of the schedule (±10% jitter, never less than Retry-After) until the
+ * schedule is used up, then fails.
+ */
+export function nextAfter(
+  result: SendResult,
+  roundAttemptsBefore: number,
+  schedule: readonly number[],
+  random: () => number = Math.random,
+): Next {
+  if (result.ok) return { status: 'delivered' }
+  if (result.status === 410) return { status: 'failed', disable: true }
+  const step = schedule[roundAttemptsBefore]
+  if (step === undefined) return { status: 'failed', disable: false }
+  const jittered = Math.round(step * (0.9 + 0.2 * random()))
+  const retryAfter = Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)
+  return { status: 'pending', delayMs: Math.max(jittered, retryAfter) }
+}
+
+export interface Completion {
+  delivery: ClaimedDelivery
+  attemptedAt: Date
+  result: SendResult
+  next: Next
+}
+
+// Postgres text cannot hold NUL.
+const clean = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''))
+
+export function createDeliveryRepo(sql: Sql) {
+  return {
+    /**
+     * Records deliveries, at most one per (webhook, request): a redelivered event inserts
+     * nothing. Returns the ids of the rows it inserted, keyed `webhookId:requestId`.
+     */
+    async insert(deliveries: NewDelivery[], leaseMs: number): Promise<Map<string, string>> {
+      const inserted = new Map<string, string>()
+      for (let start = 0; start < deliveries.length; start += 1_000) {
+        const chunk = deliveries.slice(start, start + 1_000).map((d) => ({
+          webhook_id: d.webhookId,
+          request_id: d.requestId,
+          event: d.event,
+          body: d.body.toString('base64'),
+          claimed: d.claimed,
+        }))
+        const rows = await sql<{ id: string; webhook_id: string; request_id: string }[]>`
+          insert into webhook_deliveries (webhook_id, request_id, event, body, next_attempt_at)
+          select v.webhook_id, v.request_id, v.event, decode(v.body, 'base64'),
+                 case when v.claimed then now() + make_interval(secs => ${leaseMs / 1000}) else now() end
+          from jsonb_to_recordset(${sql.json(chunk)}::jsonb)
+               as v(webhook_id uuid, request_id uuid, event text, body text, claimed boolean)
+          -- a webhook deleted or disabled since this process cached it gets nothing
+          join webhooks w on w.id = v.webhook_id and w.state = 'active'
+          on conflict (webhook_id, request_id) do nothing
+          returning id, webhook_id, request_id`
+        for (const r of rows) inserted.set(`${r.webhook_id}:${r.request_id}`, r.id)
+      }
+      return inserted
+    },
+
+    /** Takes up to `limit` due deliveries for this process by moving them one lease ahead. */
+    async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+      const rows = await sql<
+        { id: string; webhook_id: string; request_id: string; body: Buffer; round_attempts: number }[]
+      >`
+        with due as (
+          select id from webhook_deliveries
+          where status = 'pending' and next_attempt_at <= now()
+          order by next_attempt_at
+          limit ${limit}
+          for update skip locked
+        )
+        update webhook_deliveries d
+        set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+        from due where d.id = due.id
+        returning d.id, d.webhook_id, d.request_id, d.body, d.round_attempts`
+      return rows.map((r) => ({
+        id: r.id,
+        webhookId: r.webhook_id,
+        requestId: r.request_id,
+        body: r.body,
+        roundAttempts: r.round_attempts,
+      }))
+    },
+
+    /** Hands claimed deliveries back (on shutdown), due at once for whichever process is next. */
+    async release(ids: string[]): Promise<void> {
+      if (ids.length === 0) return
+      await sql`
+        update webhook_deliveries set next_attempt_at = now()
+        where id = any(${ids}::uuid[]) and status = 'pending'`
+    },
+
+    /** Records attempts and what follows them, many in one statement. */
+    async complete(completions: Completion[]): Promise<void> {
+      if (completions.length === 0) return
+      const rows = completions.map(({ delivery, attemptedAt, result, next }) => ({
+        id: delivery.id,
+        status: next.status,
+        delay_ms: next.status === 'pending' ? next.delayMs : null,
+        attempted_at: attemptedAt.toISOString(),
+        duration_ms: result.durationMs,
+        response_status: result.status,
+        response_body: clean(result.responseBody),
+        error: clean(result.error),
+      }))
+      await sql`
+        with v as (
+          select * from jsonb_to_recordset(${sql.json(rows)}::jsonb) as v(
+            id uuid, status text, delay_ms bigint, attempted_at timestamptz, duration_ms integer,
+            response_status integer, response_body text, error text)
+        ), u as (
+          update webhook_deliveries d set
+            status = v.status,
+            attempts = d.attempts + 1,
+            round_attempts = d.round_attempts + 1,
+            next_attempt_at = case when v.status = 'pending'
+              then now() + make_interval(secs => v.delay_ms / 1000.0) end,
+            last_attempt_at = v.attempted_at,
+            last_response_status = v.response_status,
+            last_response_body = v.response_body,
+            last_error = v.error,
+            last_duration_ms = v.duration_ms,
+            delivered_at = case when v.status = 'delivered' then now() end
+          from v where d.id = v.id
+          returning d.id
+        )
+        insert into webhook_delivery_attempts
+          (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
+        select v.id, v.attempted_at, v.duration_ms, v.response_status, v.response_body, v.error
+        from v join u on u.id = v.id`
+    },
+
+    /** A receiver answered 410 Gone: the webhook is disabled and its pending deliveries fail. */
+    async disable(webhookId: string, reason: string): Promise<void> {
+      await sql.begin(async (tx) => {
+        const [row] = await tx<{ organization_id: string }[]>`
+          update webhooks set state = 'disabled', disabled_reason = ${reason}
+          where id = ${webhookId} returning organization_id`
+        if (!row) return
+        await tx`
+          update webhook_deliveries
+          set status = 'failed', next_attempt_at = null, last_error = 'webhook disabled: ' || ${reason}
+          where webhook_id = ${webhookId} and status = 'pending'`
+        await announceWebhookChange(tx, row.organization_id, webhookId)
+      })
+    },
+  }
+}
+
+export type DeliveryRepo = ReturnType<typeof createDeliveryRepo>

@@ -1,0 +1,54 @@
+import type { Config } from '../shared/config.ts'
+import type { EventHandler } from '../shared/events/transport.ts'
+import type { Logger } from '../shared/logger.ts'
+import type { Sql } from '../shared/postgres.ts'
+import { createDeliveryRepo } from './deliveries.ts'
+import { createWebhookDirectory } from './directory.ts'
+import { createDispatchHandler } from './handler.ts'
+import { createSender } from './sender.ts'
+import { createDeliveryWorker } from './worker.ts'
+
+export interface Dispatcher {
+  /** Records deliveries for a batch of request events (consumer group tally-dispatcher). */
+  handler: EventHandler
+  /** Stops claiming, lets attempts in flight end and records them. */
+  stop(): Promise<void>
+}
+
+/** The dispatcher role: the event handler and the delivery worker, over one webhook cache. */
+export async function startDispatcher(config: Config, sql: Sql, log: Logger): Promise<Dispatcher> {
+  const directory = await createWebhookDirectory(sql, log)
+  const repo = createDeliveryRepo(sql)
+  const sender = createSender({
+    allowPrivateNetworks: config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    connectionsPerDestination: config.TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION,
+    caFile: config.TALLY_WEBHOOK_CA_FILE,
+  })
+  const leaseMs = config.TALLY_WEBHOOK_CLAIM_TTL
+  const worker = createDeliveryWorker({
+    repo,
+    directory,
+    sender,
+    log,
+    schedule: config.TALLY_WEBHOOK_RETRY_SCHEDULE,
+    leaseMs,
+    maxInFlight: config.TALLY_WEBHOOK_CONCURRENCY,
+    perDestination: config.TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION,
+  })
+  const handler = createDispatchHandler({ directory, repo, worker, leaseMs, log })
+  log.info(
+    {
+      schedule: config.TALLY_WEBHOOK_RETRY_SCHEDULE.length,
+      privateNetworks: config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    },
+    'dispatcher_started',
+  )
+  return {
+    handler,
+    async stop() {
+      await worker.stop()
+      await sender.close()
+      await directory.close()
+    },
+  }
+}

@@ -1,0 +1,74 @@
+import { Counter } from 'prom-client'
+import type { RequestEvent } from '../shared/events/request-event.ts'
+import type { EventHandler } from '../shared/events/transport.ts'
+import type { Logger } from '../shared/logger.ts'
+import type { DeliveryRepo, NewDelivery } from './deliveries.ts'
+import type { WebhookDirectory } from './directory.ts'
+import { buildPayload, isSampled, matchesFilters } from './payload.ts'
+import type { DeliveryWorker } from './worker.ts'
+
+const recorded = new Counter({
+  name: 'tally_webhook_deliveries_recorded_total',
+  help: 'Deliveries written for request events (a redelivered event writes none)',
+})
+
+/**
+ * The dispatcher's side of the event stream: for every event and every active webhook of its
+ * organization that samples and filters it in, one delivery row with the exact body bytes. The
+ * batch resolves only once the rows are written, so Kafka commits (or the intake acknowledges)
+ * only what is durable; a redelivered event conflicts with its rows and is not sent again.
+ * Rows this process has room for are claimed as they are written and sent at once.
+ */
+export function createDispatchHandler(deps: {
+  directory: WebhookDirectory
+  repo: DeliveryRepo
+  worker: DeliveryWorker
+  leaseMs: number
+  log: Logger
+}): EventHandler {
+  const { directory, repo, worker, leaseMs, log } = deps
+  return {
+    name: 'dispatcher',
+    async handle(events: RequestEvent[]) {
+      if (events.length === 0) return
+      const started = Date.now()
+      const webhooks = await directory.forOrganizations([...new Set(events.map((e) => e.organization_id))])
+      const deliveries: NewDelivery[] = []
+      let room = worker.room()
+      for (const event of events) {
+        const bodies = new Map<boolean, Buffer>()
+        for (const webhook of webhooks.get(event.organization_id) ?? []) {
+          if (!webhook.active) continue
+          if (!isSampled(webhook.id, event.request_id, webhook.sampleRate)) continue
+          if (!matchesFilters(event.properties, webhook.propertyFilters)) continue
+          let body = bodies.get(webhook.includeData)
+          if (!body) {
+            body = buildPayload(event, webhook.includeData, 'request.completed')
+            bodies.set(webhook.includeData, body)
+          }
+          deliveries.push({
+            webhookId: webhook.id,
+            requestId: event.request_id,
+            event: 'request.completed',
+            body,
+            claimed: room-- > 0,
+          })
+        }
+      }
+      if (deliveries.length === 0) return
+      const inserted = await repo.insert(deliveries, leaseMs)
+      recorded.inc(inserted.size)
+      const mine = []
+      for (const d of deliveries) {
+        const id = d.claimed ? inserted.get(`${d.webhookId}:${d.requestId}`) : undefined
+        if (id)
+          mine.push({ id, webhookId: d.webhookId, requestId: d.requestId, body: d.body, roundAttempts: 0 })
+      }
+      worker.enqueue(mine, true)
+      log.debug(
+        { events: events.length, deliveries: inserted.size, ms: Date.now() - started },
+        'webhook_deliveries_recorded',
+      )
+    },
+  }
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto'
+import type { RequestEvent } from '../shared/events/request-event.ts'
+
+/** The `version` of every payload; changes only when the payload shape does. */
+export const PAYLOAD_VERSION = '2026-11-01'
+
+export type EventKind = 'request.completed' | 'webhook.test'
+
+export interface PropertyFilter {
+  key: string
+  value: string
+}
+
+/**
+ * The delivery body of spec 6.1, as the bytes that will be stored, signed and sent. Without
+ * data (`includeData: false`) the `request` and `response` objects are left out; everything
+ * else stays.
+ */
+export function buildPayload(event: RequestEvent, includeData: boolean, kind: EventKind): Buffer {
+  const payload = {
+    version: PAYLOAD_VERSION,
+    metadata: {
+      requestId: event.request_id,
+      organizationId: event.organization_id,
+      timestamp: event.completed_at.toISOString(),
+      event: kind,
+    },
+    ...(includeData
+      ? { request: parseBody(event.request_body), response: parseBody(event.response_body) }
+      : {}),
+    metrics: {
+      latency_ms: event.latency_ms,
+      cost_usd: event.cost_usd,
+      cached: event.cached,
+      prompt_tokens: event.prompt_tokens,
+      completion_tokens: event.completion_tokens,
+      total_tokens: event.total_tokens,
+    },
+    properties: event.properties,
+  }
+  return Buffer.from(JSON.stringify(payload))
+}
+
+/** Bodies travel as JSON text; one that is not JSON is passed on as a string, an empty one as null. */
+function parseBody(text: string): unknown {
+  if (text === '') return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * Deterministic sampling: the first 32 bits of sha256("webhookId:requestId") place each pair at
+ * a fixed point in [0, 100), so a redelivered or retried event always gets the same answer.
+ */
+export function isSampled(webhookId: string, requestId: string, sampleRate: number): boolean {
+  if (sampleRate >= 100) return true
+  if (sampleRate <= 0) return false
+  const digest = createHash('sha256').update(`${webhookId}:${requestId}`).digest()
+  return (digest.readUInt32BE(0) / 2 ** 32) * 100 < sampleRate
+}
+
+/** Every filter must equal the event's property of that key exactly (case-sensitive). */
+export function matchesFilters(
+  properties: Record<string, string>,
+  filters: readonly PropertyFilter[],
+): boolean {
+  return filters.every((f) => Object.hasOwn(properties, f.key) && properties[f.key] === f.value)
+}
+
+/** A synthetic request event for `POST /v1/webhooks/{id}/test`. */
+export function testEvent(organizationId: string, requestId: string, now: Date): RequestEvent {
+  return {
+    request_id: requestId,
+    organization_id: organizationId,
+    created_at: now,
+    completed_at: now,
+    latency_ms: 0,
+    time_to_first_token_ms: null,
+    provider: 'tally',
+    model: 'tally-test',
+    status: 200,
+    target_url: '',
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    cost_usd: 0,
+    cached: false,
+    user_id: '',
+    session_id: '',
+    session_name: '',
+    session_path: '',
+    properties: {},
+    prompt_id: '',
+    prompt_version_id: '',
+    request_body: JSON.stringify({
+      model: 'tally-test',
+      messages: [{ role: 'user', content: 'This is a test event from Tally.' }],
+    }),
+    response_body: JSON.stringify({
+      id: `test-${requestId}`,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'It works.' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    }),
+  }
+}

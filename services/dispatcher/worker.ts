@@ -1,0 +1,278 @@
+import { Counter, Histogram } from 'prom-client'
+import type { Logger } from '../shared/logger.ts'
+import type { ClaimedDelivery, Completion, DeliveryRepo } from './deliveries.ts'
+import { nextAfter } from './deliveries.ts'
+import { activeKeys, type WebhookDirectory } from './directory.ts'
+import type { Sender } from './sender.ts'
+import { signatureHeaders } from './signature.ts'
+
+const attempts = new Counter({
+  name: 'tally_webhook_attempts_total',
+  help: 'Delivery attempts by what followed: delivered, retry (scheduled again) or failed (for good)',
+  labelNames: ['outcome'] as const,
+})
+const attemptSeconds = new Histogram({
+  name: 'tally_webhook_attempt_duration_seconds',
+  help: 'Duration of one delivery attempt, failed ones included',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+})
+
+export interface WorkerOptions {
+  repo: DeliveryRepo
+  directory: WebhookDirectory
+  sender: Sender
+  log: Logger
+  schedule: readonly number[]
+  leaseMs: number
+  /** Attempts in flight at once, over all destinations. */
+  maxInFlight?: number
+  /** Attempts in flight at once to one destination origin. */
+  perDestination?: number
+  /** Deliveries held by this process (queued or in flight); half of it at most for due retries. */
+  maxHeld?: number
+  pollMs?: number
+}
+
+interface Job {
+  delivery: ClaimedDelivery
+  fresh: boolean
+}
+
+interface Lane {
+  fresh: Job[]
+  retry: Job[]
+  active: number
+  waiting: boolean
+}
+
+/**
+ * Sends deliveries. Fresh ones are handed over by the event handler that recorded them (already
+ * claimed); due ones are claimed from Postgres with FOR UPDATE SKIP LOCKED by a poll loop, so any
+ * number of dispatcher processes share the work and a crashed one's claims come due again when
+ * their lease ends. Attempts run in per-destination lanes, round robin, fresh before retries, with
+ * a cap per lane so one slow receiver cannot take every slot. Outcomes are written in batches.
+ */
+export function createDeliveryWorker(options: WorkerOptions) {
+  const { repo, directory, sender, log, schedule, leaseMs } = options
+  const maxInFlight = options.maxInFlight ?? 256
+  const perDestination = options.perDestination ?? 32
+  const maxHeld = options.maxHeld ?? 4_000
+  const pollMs = options.pollMs ?? 200
+  const lanes = new Map<string, Lane>()
+  const waiting: string[] = []
+  const held = { fresh: 0, retry: 0 }
+  let active = 0
+  let running = true
+  let completions: Completion[] = []
+  let flushTimer: NodeJS.Timeout | undefined
+  let flushing = Promise.resolve()
+  let wake: (() => void) | undefined
+  const idle = new Set<() => void>()
+
+  function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
+    if (deliveries.length === 0) return
+    held[fresh ? 'fresh' : 'retry'] += deliveries.length
+    void place(deliveries, fresh)
+  }
+
+  async function place(deliveries: ClaimedDelivery[], fresh: boolean): Promise<void> {
+    let targets: Awaited<ReturnType<WebhookDirectory['byIds']>>
+    try {
+      targets = await directory.byIds(deliveries.map((d) => d.webhookId))
+    } catch (err) {
+      // Their lease runs out and they come due again.
+      log.error({ err, count: deliveries.length }, 'webhook_lookup_failed')
+      release(deliveries.length, fresh)
+      return
+    }
+    if (!running) {
+      release(deliveries.length, fresh)
+      await repo.release(deliveries.map((d) => d.id)).catch(() => {})
+      return
+    }
+    for (const delivery of deliveries) {
+      const target = targets.get(delivery.webhookId)
+      if (!target) {
+        release(1, fresh) // the webhook was deleted, and its deliveries with it
+        continue
+      }
+      const key = originOf(target.destination)
+      let lane = lanes.get(key)
+      if (!lane) {
+        lane = { fresh: [], retry: [], active: 0, waiting: false }
+        lanes.set(key, lane)
+      }
+      lane[fresh ? 'fresh' : 'retry'].push({ delivery, fresh })
+      if (!lane.waiting) {
+        lane.waiting = true
+        waiting.push(key)
+      }
+    }
+    pump()
+  }
+
+  function release(count: number, fresh: boolean) {
+    held[fresh ? 'fresh' : 'retry'] -= count
+    if (held.fresh + held.retry === 0) for (const resolve of idle) resolve()
+  }
+
+  function pump(): void {
+    while (running && active < maxInFlight && waiting.length > 0) {
+      const key = waiting.shift() as string
+      const lane = lanes.get(key)
+      if (!lane) continue
+      lane.waiting = false
+      if (lane.active >= perDestination) continue // re-queued when one of its attempts ends
+      const job = lane.fresh.shift() ?? lane.retry.shift()
+      if (!job) continue
+      lane.active++
+      active++
+      if (lane.active < perDestination && lane.fresh.length + lane.retry.length > 0) {
+        lane.waiting = true
+        waiting.push(key)
+      }
+      void attempt(job).finally(() => {
+        lane.active--
+        active--
+        release(1, job.fresh)
+        if (lane.fresh.length + lane.retry.length > 0) {
+          if (!lane.waiting) {
+            lane.waiting = true
+            waiting.push(key)
+          }
+        } else if (lane.active === 0) lanes.delete(key)
+        pump()
+      })
+    }
+  }
+
+  async function attempt({ delivery }: Job): Promise<void> {
+    try {
+      const target = (await directory.byIds([delivery.webhookId])).get(delivery.webhookId)
+      if (!target) return // deleted: deliveries stop at once
+      const attemptedAt = new Date()
+      if (!target.active) {
+        const result = {
+          ok: false,
+          status: null,
+          durationMs: 0,
+          responseBody: null,
+          error: 'webhook disabled',
+          retryAfterMs: null,
+        }
+        complete({ delivery, attemptedAt, result, next: { status: 'failed', disable: false } })
+        return
+      }
+      const headers = signatureHeaders({
+        id: delivery.id,
+        timestamp: Math.floor(attemptedAt.getTime() / 1000),
+        body: delivery.body,
+        keys: activeKeys(target),
+      })
+      const result = await sender.send(target.destination, delivery.body, headers)
+      const next = nextAfter(result, delivery.roundAttempts, schedule)
+      complete({ delivery, attemptedAt, result, next })
+      attempts.inc({ outcome: next.status === 'pending' ? 'retry' : next.status })
+      attemptSeconds.observe(result.durationMs / 1000)
+      if (next.status === 'failed' && next.disable) {
+        await flush() // this attempt first, then the rest of the webhook's pending deliveries
+        await repo.disable(target.id, `receiver answered 410 Gone at ${attemptedAt.toISOString()}`)
+      }
+      if (!result.ok)
+        log.debug(
+          { delivery: delivery.id, status: result.status, error: result.error },
+          'webhook_attempt_failed',
+        )
+    } catch (err) {
+      log.error({ err, delivery: delivery.id }, 'webhook_attempt_crashed')
+    }
+  }
+
+  function complete(completion: Completion): void {
+    completions.push(completion)
+    if (completions.length >= 500) flush()
+    else flushTimer ??= setTimeout(flush, 10)
+  }
+
+  function flush(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer)
+    flushTimer = undefined
+    const batch = completions
+    completions = []
+    if (batch.length === 0) return flushing
+    flushing = flushing.then(() => writeWithRetry(batch))
+    return flushing
+  }
+
+  async function writeWithRetry(batch: Completion[]): Promise<void> {
+    for (let backoff = 100; ; backoff = Math.min(backoff * 2, 5_000)) {
+      try {
+        await repo.complete(batch)
+        return
+      } catch (err) {
+        // Unrecorded attempts are sent again when their lease ends: at least once, never lost.
+        log.error({ err, count: batch.length }, 'webhook_outcomes_write_failed')
+        if (!running) return
+        await new Promise((r) => setTimeout(r, backoff))
+      }
+    }
+  }
+
+  const poller = (async () => {
+    while (running) {
+      const room = Math.min(500, Math.floor(maxHeld / 2) - held.retry, maxHeld - held.fresh - held.retry)
+      let claimed = 0
+      if (room > 0) {
+        try {
+          const due = await repo.claimDue(room, leaseMs)
+          claimed = due.length
+          enqueue(due, false)
+        } catch (err) {
+          log.error({ err }, 'webhook_claim_failed')
+        }
+      }
+      if (running && (room <= 0 || claimed < room))
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(resolve, pollMs)
+        })
+    }
+  })()
+
+  return {
+    /** How many fresh deliveries this process can take now; the rest are left due for any. */
+    room(): number {
+      return running ? Math.max(0, maxHeld - held.fresh - held.retry) : 0
+    },
+    enqueue,
+
+    /** Stops claiming, hands back what was not started, lets attempts in flight end, writes outcomes. */
+    async stop(): Promise<void> {
+      running = false
+      wake?.()
+      await poller
+      const unstarted: string[] = []
+      for (const lane of lanes.values()) {
+        for (const job of [...lane.fresh, ...lane.retry]) {
+          unstarted.push(job.delivery.id)
+          release(1, job.fresh)
+        }
+        lane.fresh = []
+        lane.retry = []
+      }
+      if (held.fresh + held.retry > 0) await new Promise<void>((resolve) => idle.add(resolve))
+      await flush()
+      await repo.release(unstarted).catch((err: unknown) => log.warn({ err }, 'webhook_release_failed'))
+    },
+  }
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>
+
+function originOf(destination: string): string {
+  try {
+    return new URL(destination).origin
+  } catch {
+    return destination
+  }
+}

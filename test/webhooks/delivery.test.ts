@@ -1,0 +1,275 @@
+import { createHmac } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { isSampled } from '../../services/dispatcher/payload.ts'
+import { verifyWebhook } from '../../services/dispatcher/signature.ts'
+import { sampleEvent } from '../support/events.ts'
+import { createWebhook, deliveriesOf } from './support/api.ts'
+import { until } from './support/receiver.ts'
+import { webhookSuite } from './support/suite.ts'
+
+const suite = webhookSuite({
+  // The receiver is on 127.0.0.1: private networks are allowed here; api-and-ssrf.test.ts keeps them off.
+  TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  TALLY_WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
+})
+
+describe('webhook deliveries', () => {
+  it('deliver the spec 6.1 payload, signed over the exact raw bytes with both signature schemes', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const event = sampleEvent({ organization_id: org.organizationId, properties: { env: 'prod', team: 'a' } })
+    await suite.tally.publisher.publish([event])
+    const [got] = await until(
+      () => suite.receiver.to(hook.path).length === 1 && suite.receiver.to(hook.path),
+      'the delivery',
+    )
+    if (!got) throw new Error('no delivery')
+
+    expect(got.headers['content-type']).toBe('application/json')
+    expect(got.headers['x-service-signature']).toBe(
+      createHmac('sha256', hook.hmac_key).update(got.body).digest('hex'),
+    )
+    expect(verifyWebhook({ body: got.body, headers: got.headers, hmacKey: hook.hmac_key })).toEqual({
+      ok: true,
+    })
+    // One flipped byte breaks both signatures.
+    const tampered = Buffer.from(got.body)
+    tampered[10] = (tampered[10] as number) ^ 1
+    expect(verifyWebhook({ body: tampered, headers: got.headers, hmacKey: hook.hmac_key }).ok).toBe(false)
+    // An old timestamp is a replay.
+    expect(
+      verifyWebhook({
+        body: got.body,
+        headers: got.headers,
+        hmacKey: hook.hmac_key,
+        now: Date.now() + 600_000,
+      }),
+    ).toEqual({ ok: false, reason: 'webhook-timestamp is outside the tolerance' })
+
+    const payload = JSON.parse(got.body.toString('utf8'))
+    expect(payload).toEqual({
+      version: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      metadata: {
+        requestId: event.request_id,
+        organizationId: org.organizationId,
+        timestamp: event.completed_at.toISOString(),
+        event: 'request.completed',
+      },
+      request: JSON.parse(event.request_body),
+      response: JSON.parse(event.response_body),
+      metrics: {
+        latency_ms: event.latency_ms,
+        cost_usd: event.cost_usd,
+        cached: false,
+        prompt_tokens: event.prompt_tokens,
+        completion_tokens: event.completion_tokens,
+        total_tokens: event.total_tokens,
+      },
+      properties: { env: 'prod', team: 'a' },
+    })
+    const [delivery] = await until(async () => {
+      const list = await deliveriesOf(suite.tally, org, hook.id)
+      return list[0]?.status === 'delivered' && list
+    }, 'the delivery to be recorded as delivered')
+    expect(delivery).toMatchObject({ request_id: event.request_id, attempts: 1, last_response_status: 200 })
+    expect(got.headers['webhook-id']).toBe(delivery?.id)
+  })
+
+  it('send every event at sampleRate 100, none at 0, and at 30 the same deterministic third each time', async () => {
+    const org = await suite.tally.newOrg()
+    const all = await createWebhook(suite.tally, org, suite.receiver.url, { config: { sampleRate: 100 } })
+    const none = await createWebhook(suite.tally, org, suite.receiver.url, { config: { sampleRate: 0 } })
+    const some = await createWebhook(suite.tally, org, suite.receiver.url, { config: { sampleRate: 30 } })
+    const events = Array.from({ length: 300 }, () => sampleEvent({ organization_id: org.organizationId }))
+    await suite.tally.publisher.publish(events)
+    await suite.tally.publisher.publish(events) // redelivered: the same answer, no second send
+
+    const expected = events.filter((e) => isSampled(some.id, e.request_id, 30)).map((e) => e.request_id)
+    expect(expected.length).toBeGreaterThan(60)
+    expect(expected.length).toBeLessThan(120)
+    await until(() => suite.receiver.to(all.path).length === 300, 'all 300 deliveries at 100%', 20_000)
+    await until(
+      () => suite.receiver.to(some.path).length >= expected.length,
+      'the sampled deliveries',
+      20_000,
+    )
+    const requestIds = (path: string) =>
+      suite.receiver.to(path).map((r) => JSON.parse(r.body.toString()).metadata.requestId as string)
+    expect(requestIds(some.path).sort()).toEqual([...expected].sort())
+    const [{ n }] = (await suite.tally.sql`
+      select count(*)::int as n from webhook_deliveries where webhook_id = ${none.id}`) as unknown as [
+      { n: number },
+    ]
+    expect(n).toBe(0)
+    expect(suite.receiver.to(none.path)).toHaveLength(0)
+    expect(suite.receiver.to(all.path)).toHaveLength(300)
+  })
+
+  it('send only events whose properties equal every filter, and leave out bodies when includeData is false', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url, {
+      config: {
+        propertyFilters: [
+          { key: 'env', value: 'prod' },
+          { key: 'team', value: 'search' },
+        ],
+      },
+      includeData: false,
+    })
+    const match = sampleEvent({
+      organization_id: org.organizationId,
+      properties: { env: 'prod', team: 'search', x: '1' },
+    })
+    const misses = [
+      sampleEvent({ organization_id: org.organizationId, properties: { env: 'prod' } }),
+      sampleEvent({ organization_id: org.organizationId, properties: { env: 'Prod', team: 'search' } }),
+      sampleEvent({ organization_id: org.organizationId, properties: {} }),
+    ]
+    await suite.tally.publisher.publish([...misses, match])
+    const [got] = await until(
+      () => suite.receiver.to(hook.path).length > 0 && suite.receiver.to(hook.path),
+      'the delivery',
+    )
+    const payload = JSON.parse(got?.body.toString() ?? '{}')
+    expect(payload.metadata.requestId).toBe(match.request_id)
+    expect(Object.keys(payload).sort()).toEqual(['metadata', 'metrics', 'properties', 'version'])
+    expect(payload.properties).toEqual({ env: 'prod', team: 'search', x: '1' })
+    const rows = await suite.tally
+      .sql`select request_id from webhook_deliveries where webhook_id = ${hook.id}`
+    expect(rows.map((r) => r.request_id)).toEqual([match.request_id])
+  })
+
+  it("deliver an organization's events to its own webhooks only", async () => {
+    const [a, b] = [await suite.tally.newOrg(), await suite.tally.newOrg()]
+    const hookA = await createWebhook(suite.tally, a, suite.receiver.url)
+    const hookB = await createWebhook(suite.tally, b, suite.receiver.url)
+    const eventA = sampleEvent({ organization_id: a.organizationId })
+    const eventB = sampleEvent({ organization_id: b.organizationId })
+    await suite.tally.publisher.publish([eventA, eventB])
+    const [gotA] = await until(
+      () => suite.receiver.to(hookA.path).length === 1 && suite.receiver.to(hookA.path),
+      'A',
+    )
+    const [gotB] = await until(
+      () => suite.receiver.to(hookB.path).length === 1 && suite.receiver.to(hookB.path),
+      'B',
+    )
+    expect(JSON.parse(gotA?.body.toString() ?? '{}').metadata.requestId).toBe(eventA.request_id)
+    expect(JSON.parse(gotB?.body.toString() ?? '{}').metadata.requestId).toBe(eventB.request_id)
+    const res = await suite.tally.app.inject({
+      method: 'GET',
+      url: `/v1/webhooks/${hookA.id}/deliveries`,
+      headers: b.headers,
+    })
+    expect(res.json()).toEqual({ data: null, error: 'Webhook not found' })
+  })
+
+  it('never send twice when the same event is handed over again', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const event = sampleEvent({ organization_id: org.organizationId })
+    await suite.tally.publisher.publish([event])
+    await until(
+      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
+      'delivered',
+    )
+    await suite.tally.publisher.publish([event])
+    await suite.tally.publisher.publish([event, sampleEvent({ organization_id: org.organizationId })])
+    await until(() => suite.receiver.to(hook.path).length === 2, 'the second, different event')
+    await until(
+      async () => (await deliveriesOf(suite.tally, org, hook.id)).every((d) => d.status === 'delivered'),
+      'all delivered',
+    )
+    const ids = suite.receiver.to(hook.path).map((r) => JSON.parse(r.body.toString()).metadata.requestId)
+    expect(ids.filter((id) => id === event.request_id)).toHaveLength(1)
+  })
+
+  it('sign with both keys for a day after rotation; X-Service-Signature uses the new one', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const res = await suite.tally.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${hook.id}/rotate-key`,
+      headers: org.headers,
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const { hmac_key: newKey, previous_key_expires_at } = res.json().data
+    expect(newKey).not.toBe(hook.hmac_key)
+    expect(Date.parse(previous_key_expires_at) - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
+
+    await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
+    const [got] = await until(
+      () => suite.receiver.to(hook.path).length === 1 && suite.receiver.to(hook.path),
+      'the delivery',
+    )
+    if (!got) throw new Error('no delivery')
+    expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2)
+    expect(verifyWebhook({ body: got.body, headers: got.headers, hmacKey: newKey })).toEqual({ ok: true })
+    expect(verifyWebhook({ body: got.body, headers: got.headers, hmacKey: hook.hmac_key })).toEqual({
+      ok: false,
+      reason: 'X-Service-Signature does not match',
+    })
+    expect(verifyWebhook({ body: got.body, headers: got.headers, hmacKey: [hook.hmac_key, newKey] }).ok).toBe(
+      true,
+    )
+    // Without the X-Service-Signature check, the old key still verifies the Standard Webhooks signature.
+    const standardOnly = {
+      ...got.headers,
+      'x-service-signature': createHmac('sha256', hook.hmac_key).update(got.body).digest('hex'),
+    }
+    expect(verifyWebhook({ body: got.body, headers: standardOnly, hmacKey: hook.hmac_key })).toEqual({
+      ok: true,
+    })
+  })
+
+  it('report the outcome of a test event, and record it in the deliveries log', async () => {
+    const org = await suite.tally.newOrg()
+    const good = await createWebhook(suite.tally, org, suite.receiver.url)
+    const bad = await createWebhook(suite.tally, org, suite.receiver.url)
+    suite.receiver.on(bad.path, () => ({ status: 500 }))
+    const sent = await suite.tally.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${good.id}/test`,
+      headers: org.headers,
+    })
+    expect(sent.statusCode, sent.body).toBe(200)
+    expect(sent.json().data).toMatchObject({ delivered: true, status: 200, error: null })
+    const [got] = suite.receiver.to(good.path)
+    expect(
+      verifyWebhook({ body: got?.body ?? '', headers: got?.headers ?? {}, hmacKey: good.hmac_key }),
+    ).toEqual({ ok: true })
+    expect(JSON.parse(got?.body.toString() ?? '{}').metadata.event).toBe('webhook.test')
+
+    const failed = await suite.tally.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${bad.id}/test`,
+      headers: org.headers,
+    })
+    expect(failed.json().data).toMatchObject({
+      delivered: false,
+      status: 500,
+      error: 'receiver answered 500',
+    })
+    expect(await deliveriesOf(suite.tally, org, bad.id)).toMatchObject([
+      { event: 'webhook.test', status: 'failed', attempts: 1 },
+    ])
+  })
+
+  it('page through the deliveries log newest first', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const events = Array.from({ length: 12 }, () => sampleEvent({ organization_id: org.organizationId }))
+    for (const event of events) await suite.tally.publisher.publish([event])
+    const first = await deliveriesOf(suite.tally, org, hook.id)
+    const second = await deliveriesOf(suite.tally, org, hook.id, '?offset=10&limit=10')
+    expect(first).toHaveLength(10)
+    expect(second).toHaveLength(2)
+    expect([...first, ...second].map((d) => d.request_id)).toEqual(events.map((e) => e.request_id).reverse())
+    const bad = await suite.tally.app.inject({
+      method: 'GET',
+      url: `/v1/webhooks/${hook.id}/deliveries?limit=500`,
+      headers: org.headers,
+    })
+    expect(bad.json()).toEqual({ data: null, error: 'querystring.limit: must be between 1 and 100' })
+  })
+})

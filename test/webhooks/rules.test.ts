@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest'
+import { nextAfter } from '../../services/dispatcher/deliveries.ts'
+import { isSampled, matchesFilters } from '../../services/dispatcher/payload.ts'
+import { isBlockedAddress, parseRetryAfter, type SendResult } from '../../services/dispatcher/sender.ts'
+
+const result = (over: Partial<SendResult>): SendResult => ({
+  ok: false,
+  status: 500,
+  durationMs: 1,
+  responseBody: null,
+  error: 'x',
+  retryAfterMs: null,
+  ...over,
+})
+
+describe('delivery rules', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['10.0.0.1', true],
+    ['172.31.255.255', true],
+    ['192.168.1.1', true],
+    ['169.254.169.254', true],
+    ['100.100.100.200', true],
+    ['0.0.0.0', true],
+    ['::1', true],
+    ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true],
+    ['0:0:0:0:0:ffff:a00:1', true],
+    ['::ffff:8.8.8.8', false],
+    ['fd00:ec2::254', true],
+    ['fe80::1', true],
+    ['not an address', true],
+    ['93.184.215.14', false],
+    ['8.8.8.8', false],
+    ['2606:4700:4700::1111', false],
+  ])('treat %s as blocked: %s', (address, blocked) => {
+    expect(isBlockedAddress(address)).toBe(blocked)
+  })
+
+  it('follow the schedule with ±10% jitter, never sooner than Retry-After, and fail after the last step', () => {
+    const schedule = [1_000, 5_000]
+    expect(nextAfter(result({ ok: true, status: 200 }), 0, schedule)).toEqual({ status: 'delivered' })
+    expect(nextAfter(result({}), 0, schedule, () => 0)).toEqual({ status: 'pending', delayMs: 900 })
+    expect(nextAfter(result({}), 1, schedule, () => 1)).toEqual({ status: 'pending', delayMs: 5_500 })
+    expect(nextAfter(result({}), 2, schedule)).toEqual({ status: 'failed', disable: false })
+    expect(nextAfter(result({ retryAfterMs: 60_000 }), 0, schedule, () => 0.5)).toEqual({
+      status: 'pending',
+      delayMs: 60_000,
+    })
+    expect(nextAfter(result({ status: 410 }), 0, schedule)).toEqual({ status: 'failed', disable: true })
+  })
+
+  it('read Retry-After as seconds or as a date', () => {
+    const now = Date.parse('2026-11-22T10:00:00Z')
+    expect(parseRetryAfter('120', now)).toBe(120_000)
+    expect(parseRetryAfter('Sun, 22 Nov 2026 10:00:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter('soon', now)).toBeNull()
+    expect(parseRetryAfter(undefined, now)).toBeNull()
+  })
+
+  it('sample deterministically, about as often as asked', () => {
+    const ids = Array.from(
+      { length: 10_000 },
+      (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    )
+    const hits = ids.filter((id) => isSampled('webhook', id, 30)).length
+    expect(hits).toBeGreaterThan(2_800)
+    expect(hits).toBeLessThan(3_200)
+    expect(ids.filter((id) => isSampled('webhook', id, 30)).length).toBe(hits)
+    expect(ids.some((id) => isSampled('webhook', id, 0))).toBe(false)
+    expect(ids.every((id) => isSampled('webhook', id, 100))).toBe(true)
+  })
+
+  it('match filters by exact key and value', () => {
+    expect(matchesFilters({ env: 'prod' }, [])).toBe(true)
+    expect(matchesFilters({ env: 'prod' }, [{ key: 'env', value: 'prod' }])).toBe(true)
+    expect(matchesFilters({ env: 'prod' }, [{ key: 'Env', value: 'prod' }])).toBe(false)
+    expect(
+      matchesFilters({ env: 'prod' }, [
+        { key: 'env', value: 'prod' },
+        { key: 'team', value: '' },
+      ]),
+    ).toBe(false)
+    expect(matchesFilters({}, [{ key: 'toString', value: 'x' }])).toBe(false)
+  })
+})
