@@ -49,8 +49,10 @@ export function standardSignature(
 }
 
 /**
- * The signature headers of one attempt. `keys` are the active keys, newest first: the newest
- * makes `X-Service-Signature`, each of them one `webhook-signature` entry.
+ * The signature headers of one attempt. `keys` are the active keys, newest first; each makes one
+ * `webhook-signature` entry. `X-Service-Signature` has room for one signature, so it is made with
+ * the oldest active key — the one receivers already hold — until the rotation window closes: a
+ * rotation never breaks a receiver at once, and it has 24 h to deploy the new key.
  */
 export function signatureHeaders(input: {
   id: string
@@ -58,10 +60,10 @@ export function signatureHeaders(input: {
   body: Uint8Array | string
   keys: readonly string[]
 }): Record<string, string> {
-  const [newest] = input.keys
-  if (!newest) throw new Error('a webhook needs at least one signing key')
+  const oldest = input.keys.at(-1)
+  if (!oldest) throw new Error('a webhook needs at least one signing key')
   return {
-    'x-service-signature': serviceSignature(newest, input.body),
+    'x-service-signature': serviceSignature(oldest, input.body),
     'webhook-id': input.id,
     'webhook-timestamp': String(input.timestamp),
     'webhook-signature': input.keys
