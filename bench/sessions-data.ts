@@ -1,0 +1,86 @@
+import type { ClickHouseClient } from '../services/shared/clickhouse.ts'
+
+/**
+ * Deterministic session traffic generated inside ClickHouse (INSERT … SELECT FROM numbers()), so
+ * ten million rows take a minute rather than an hour of client inserts. Used by bench:sessions and,
+ * at 100k rows, by the fast-vs-reference test.
+ *
+ * Request n belongs to session floor(n / perSession); sessions alternate between the organizations.
+ * A session starts at a hashed instant of the window and its requests follow 1-60 s apart. Costs are
+ * multiples of 1/1024 USD so sums are exact in any order.
+ */
+export interface GeneratedSessions {
+  organizations: string[]
+  requests: number
+  perSession: number
+  /** First instant of the generated window, Unix ms. */
+  startMs: number
+  days: number
+  /** First request number, so several generations can share a table. */
+  first?: number
+}
+
+export const SESSION_NAMES = [
+  'Support chat',
+  'Agent run',
+  'Onboarding',
+  'Code review',
+  'Search',
+  'Triage',
+  'Summaries',
+  'Ops',
+]
+export const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4', 'claude-haiku-4', 'gemini-2.5-pro']
+
+/** The session name of session number s, as the SQL below writes it. */
+export const sessionName = (s: number) => `${SESSION_NAMES[s % 8]} #${s % 5000}`
+export const sessionId = (s: number) => `sess-${s}`
+
+export async function generateSessions(client: ClickHouseClient, g: GeneratedSessions): Promise<void> {
+  const query = `
+INSERT INTO request_response_rmt
+  (organization_id, request_id, request_created_at, response_created_at, latency, time_to_first_token,
+   provider, model, status, target_url, prompt_tokens, completion_tokens, total_tokens, cost, cached,
+   user_id, session_id, session_name, session_path, properties, prompt_id, prompt_version,
+   request_body, response_body)
+SELECT
+  {orgs:Array(UUID)}[s % length({orgs:Array(UUID)}) + 1] AS organization_id,
+  toUUID(UUIDNumToString(toFixedString(concat(reinterpretAsString(cityHash64(n, 1)), reinterpretAsString(cityHash64(n, 2))), 16))) AS request_id,
+  fromUnixTimestamp64Milli(toInt64({start:Int64} + cityHash64(s) % ({days:UInt32} * 86400000) + (n % {per:UInt32}) * (1000 + cityHash64(n) % 59000)), 'UTC') AS created,
+  created + toIntervalMillisecond(latency) AS response_created_at,
+  toUInt32(100 + cityHash64(n, 3) % 4000) AS latency,
+  if(n % 5 = 0, NULL, toUInt32(latency / 4)) AS time_to_first_token,
+  if(model LIKE 'gpt%', 'openai', if(model LIKE 'claude%', 'anthropic', 'google')) AS provider,
+  {models:Array(String)}[cityHash64(n, 4) % length({models:Array(String)}) + 1] AS model,
+  if(n % 50 = 0, 500, 200) AS status,
+  'https://api.example.com/v1/chat/completions' AS target_url,
+  toUInt32(cityHash64(n, 5) % 2000) AS prompt_tokens,
+  toUInt32(cityHash64(n, 6) % 800) AS completion_tokens,
+  prompt_tokens + completion_tokens AS total_tokens,
+  (cityHash64(n, 7) % 1000) / 1024 AS cost,
+  n % 7 = 0 AS cached,
+  if(n % 11 = 0, '', concat('user-', toString(cityHash64(s, 8) % 20000 + n % 3))) AS user_id,
+  concat('sess-', toString(s)) AS session_id,
+  concat({names:Array(String)}[s % 8 + 1], ' #', toString(s % 5000)) AS session_name,
+  '/' AS session_path,
+  map('env', ['prod', 'dev', 'staging'][s % 3 + 1], 'tier', ['free', 'pro'][n % 2 + 1]) AS properties,
+  '' AS prompt_id,
+  '' AS prompt_version,
+  '{}' AS request_body,
+  '{}' AS response_body
+FROM (SELECT number + {first:UInt64} AS n, intDiv(n, {per:UInt32}) AS s FROM numbers({count:UInt64}))`
+  await client.command({
+    query,
+    query_params: {
+      orgs: g.organizations,
+      start: g.startMs,
+      days: g.days,
+      per: g.perSession,
+      models: MODELS,
+      names: SESSION_NAMES,
+      first: g.first ?? 0,
+      count: g.requests,
+    },
+    clickhouse_settings: { max_insert_threads: '2' },
+  })
+}

@@ -1,0 +1,251 @@
+// npm run bench:sessions — POST /v1/session/query and /count over 10M requests / 1M sessions /
+// 2 organizations, each case beside a hand-written SQL of the same answer run by the same process
+// on the same ClickHouse (the ceiling). The data is generated once into .tally/bench-sessions
+// (override with BENCH_SESSIONS_DIR) and reused. Loopback only; bounded per case.
+import { chmodSync, mkdirSync } from 'node:fs'
+import { loadavg } from 'node:os'
+import { resolve } from 'node:path'
+import { createApiKeyRepo } from '../services/api/keys/repo.ts'
+import { createSessionRepo } from '../services/api/sessions/repo.ts'
+import { sessionQueryBody, toQuery } from '../services/api/sessions/routes.ts'
+import type { ClickHouseClient } from '../services/shared/clickhouse.ts'
+import { loadConfig } from '../services/shared/config.ts'
+import { createLogger } from '../services/shared/logger.ts'
+import { createShutdown } from '../services/shared/shutdown.ts'
+import { startTally } from '../services/standalone/compose.ts'
+import { generateSessions } from './sessions-data.ts'
+import { CEILINGS } from './sessions-sql.ts'
+
+const REQUESTS = 10_000_000
+const CHUNK = 1_000_000
+const ORGS = ['5e551015-0000-4000-8000-000000000001', '5e551015-0000-4000-8000-000000000002']
+const START = Date.UTC(2026, 9, 2)
+const DAY = 86_400_000
+const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
+const RUNS = 15
+const CASE_BUDGET_MS = 25_000
+
+const dataDir = resolve(
+  process.env.BENCH_SESSIONS_DIR ?? new URL('../.tally/bench-sessions', import.meta.url).pathname,
+)
+mkdirSync(dataDir, { recursive: true })
+// Embedded Postgres runs as the postgres system user when we are root: it must reach the dir.
+chmodSync(dataDir, 0o755)
+const config = loadConfig({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  TALLY_DATA_DIR: dataDir,
+  TALLY_LOG_LEVEL: 'warn',
+  TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+})
+const log = createLogger(config, 'bench-sessions')
+const shutdown = createShutdown(log)
+const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
+const sql = started.engines.postgres?.sql
+const clickhouse = started.engines.clickhouse?.client
+if (!started.url || !sql || !clickhouse) throw new Error('tally did not start its API')
+
+await ensureData(clickhouse)
+await sql`insert into organizations (id, name) values (${ORGS[0] as string}, 'bench sessions') on conflict do nothing`
+const { secret } = await createApiKeyRepo(sql).create({
+  organizationId: ORGS[0] as string,
+  name: 'bench',
+  role: 'admin',
+})
+
+interface Case {
+  name: string
+  path: '/v1/session/query' | '/v1/session/count'
+  body: Record<string, unknown>
+  ceiling: keyof typeof CEILINGS
+  params?: Record<string, unknown>
+}
+const base = { timeFilter: WINDOW, timezoneDifference: 0, filter: 'all' }
+const cases: Case[] = [
+  { name: 'unfiltered 30-day page', path: '/v1/session/query', body: base, ceiling: 'timePage' },
+  {
+    name: 'property + model filter',
+    path: '/v1/session/query',
+    body: {
+      ...base,
+      filter: {
+        left: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
+        operator: 'and',
+        right: { request_response_rmt: { properties: { env: { equals: 'prod' } } } },
+      },
+    },
+    ceiling: 'modelPropertyPage',
+  },
+  {
+    name: 'search',
+    path: '/v1/session/query',
+    body: { ...base, search: 'review #12' },
+    ceiling: 'searchPage',
+  },
+  {
+    name: 'nameEquals',
+    path: '/v1/session/query',
+    body: { ...base, nameEquals: 'Onboarding #2' },
+    ceiling: 'namePage',
+  },
+  {
+    name: 'deep offset (10,000)',
+    path: '/v1/session/query',
+    body: { ...base, offset: 10_000 },
+    ceiling: 'timePage',
+    params: { offset: 10_000 },
+  },
+  {
+    name: 'one-day window',
+    path: '/v1/session/query',
+    body: { ...base, timeFilter: { startTimeUnixMs: START + 20 * DAY, endTimeUnixMs: START + 21 * DAY } },
+    ceiling: 'timePage',
+    params: { start: START + 20 * DAY, end: START + 21 * DAY },
+  },
+  { name: 'count', path: '/v1/session/count', body: base, ceiling: 'count' },
+  {
+    name: '(extra) sort by total_cost',
+    path: '/v1/session/query',
+    body: { ...base, sort: { total_cost: 'desc' } },
+    ceiling: 'costPage',
+  },
+]
+
+console.log(
+  `bench:sessions — ${REQUESTS.toLocaleString()} requests, 2 organizations; ${started.engines.clickhouse?.describe}`,
+)
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} (2 cores; figures from a busy machine say little)`,
+)
+console.log(
+  'api = HTTP call; own sql = the same repo calls without HTTP (the overhead is api over this); ceiling = hand-written SQL',
+)
+console.log(
+  'case                          api p50   api p95   own p50   own p95   overhead  ceil p50  ceil p95  same answer',
+)
+const repo = createSessionRepo(clickhouse)
+const results: { name: string; api: number[]; ceiling: number[] }[] = []
+for (const c of cases) {
+  const params: Record<string, unknown> = {
+    org: ORGS[0],
+    start: WINDOW.startTimeUnixMs,
+    end: WINDOW.endTimeUnixMs,
+    offset: 0,
+    limit: 50,
+    ...c.params,
+  }
+  params.rows = 2 * ((params.offset as number) + (params.limit as number)) + 100
+  const api: number[] = []
+  const own: number[] = []
+  const ceiling: number[] = []
+  const query = toQuery(ORGS[0] as string, sessionQueryBody.parse(c.body))
+  let apiAnswer: unknown
+  let sqlAnswer: unknown
+  const deadline = Date.now() + CASE_BUDGET_MS
+  for (let i = 0; i < RUNS + 2 && Date.now() < deadline; i += 1) {
+    const t0 = performance.now()
+    apiAnswer = await callApi(c)
+    const t1 = performance.now()
+    sqlAnswer = await runCeiling(clickhouse, c.ceiling, params)
+    const t2 = performance.now()
+    await (c.path === '/v1/session/count' ? repo.count(query) : repo.page(query))
+    const t3 = performance.now()
+    // The first two rounds warm caches and are not counted.
+    if (i >= 2) {
+      api.push(t1 - t0)
+      ceiling.push(t2 - t1)
+      own.push(t3 - t2)
+    }
+  }
+  const same = JSON.stringify(apiAnswer) === JSON.stringify(sqlAnswer)
+  results.push({ name: c.name, api, ceiling })
+  const overhead = (percentile(api, 50) / percentile(own, 50) - 1) * 100
+  console.log(
+    `${c.name.padEnd(28)} ${ms(percentile(api, 50))} ${ms(percentile(api, 95))} ${ms(percentile(own, 50))} ${ms(percentile(own, 95))} ${`${overhead >= 0 ? '+' : ''}${overhead.toFixed(0)}%`.padStart(9)} ${ms(percentile(ceiling, 50))} ${ms(percentile(ceiling, 95))}  ${same ? 'yes' : 'NO'}  (n=${api.length})`,
+  )
+}
+
+const first = results[0] as { api: number[] }
+const worstP95 = Math.max(...results.map((r) => percentile(r.api, 95)))
+console.log(
+  `targets: unfiltered p50 ${percentile(first.api, 50).toFixed(0)} ms (≤ 250: ${percentile(first.api, 50) <= 250 ? 'met' : 'NOT met'}); worst case p95 ${worstP95.toFixed(0)} ms (≤ 1000: ${worstP95 <= 1000 ? 'met' : 'NOT met'})`,
+)
+const t = performance.now()
+await runCeiling(clickhouse, 'naive', {
+  org: ORGS[0],
+  start: WINDOW.startTimeUnixMs,
+  end: WINDOW.endTimeUnixMs,
+})
+console.log(`naive single GROUP BY with FINAL (one run, for scale): ${(performance.now() - t).toFixed(0)} ms`)
+console.log(
+  `load average at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+)
+await shutdown.run('bench finished')
+
+async function callApi(c: Case): Promise<unknown> {
+  const res = await fetch(`${started.url}${c.path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify(c.body),
+  })
+  const json = (await res.json()) as { data: unknown; error: string | null }
+  if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${json.error}`)
+  // Compared with the ceiling by session ids (or the count).
+  return Array.isArray(json.data) ? json.data.map((s: { session_id: string }) => s.session_id) : json.data
+}
+
+async function runCeiling(
+  client: ClickHouseClient,
+  name: keyof typeof CEILINGS,
+  params: Record<string, unknown>,
+) {
+  const rs = await client.query({ query: CEILINGS[name], query_params: params, format: 'JSONEachRow' })
+  const rows = await rs.json<Record<string, unknown>>()
+  return name === 'count' ? { count: Number(rows[0]?.count) } : rows.map((r) => r.session_id)
+}
+
+async function ensureData(client: ClickHouseClient) {
+  const rs = await client.query({
+    query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
+    query_params: { orgs: ORGS },
+    format: 'JSONEachRow',
+  })
+  let have = Number((await rs.json<{ n: number }>())[0]?.n)
+  if (have >= REQUESTS) return
+  console.log(`generating ${REQUESTS.toLocaleString()} requests into ${dataDir} (once; reused by later runs)`)
+  const t = Date.now()
+  // Chunks on session boundaries (10 requests each) resume where an interrupted run stopped.
+  have -= have % 10
+  for (let first = have; first < REQUESTS; first += CHUNK) {
+    const count = Math.min(CHUNK, REQUESTS - first)
+    await generateSessions(client, {
+      organizations: ORGS,
+      requests: count,
+      perSession: 10,
+      startMs: START,
+      days: 30,
+      first,
+    })
+    console.log(`  ${(first + count).toLocaleString()} rows, ${((Date.now() - t) / 1000).toFixed(0)} s`)
+  }
+  // The steady state: background merges have caught up (live traffic arrives in time order, so
+  // its parts rarely overlap; generated chunks all span the whole month and would).
+  await client.command({ query: 'OPTIMIZE TABLE request_response_rmt FINAL' })
+  await client.command({ query: 'OPTIMIZE TABLE session_hours FINAL' })
+  console.log(`  generated and merged in ${((Date.now() - t) / 1000).toFixed(0)} s`)
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(0)} ms`.padStart(9)
+}

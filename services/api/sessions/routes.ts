@@ -1,0 +1,159 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { principalOf } from '../http/auth.ts'
+import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import type { SessionRepo, SessionRow } from './repo.ts'
+import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
+import { atCallerOffset } from './time.ts'
+
+const MIN_MS = Date.UTC(1900, 0, 1)
+const MAX_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
+
+const unixMs = z
+  .number('must be Unix milliseconds (a number)')
+  .int('must be a whole number of milliseconds')
+  .min(MIN_MS, 'must be on or after 1900-01-01')
+  .max(MAX_MS, 'must be on or before 2299-12-31')
+
+const direction = z.enum(['asc', 'desc'], 'must be "asc" or "desc"')
+
+const filterNode = z
+  .union([z.literal('all'), z.record(z.string(), z.unknown())], {
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be "all" or a filter node object'),
+  })
+  .describe('A filter node (docs/sessions.md): "all", a leaf, or {left, operator, right}')
+
+export const sessionQueryBody = z.object({
+  search: z
+    .string('must be a string')
+    .max(1000, 'must be at most 1000 characters')
+    .optional()
+    .describe('Case-insensitive substring of the session id or name'),
+  timeFilter: z
+    .object(
+      { startTimeUnixMs: unixMs, endTimeUnixMs: unixMs },
+      { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an object') },
+    )
+    .refine((t) => t.endTimeUnixMs > t.startTimeUnixMs, {
+      message: 'must be after startTimeUnixMs',
+      path: ['endTimeUnixMs'],
+    })
+    .describe('Requests with startTimeUnixMs <= created_at < endTimeUnixMs'),
+  nameEquals: z.string('must be a string').max(1000, 'must be at most 1000 characters').optional(),
+  timezoneDifference: z
+    .number('must be a number of minutes')
+    .int('must be a whole number of minutes')
+    .min(-1440, 'must be between -1440 and 1440')
+    .max(1440, 'must be between -1440 and 1440')
+    .describe('Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120)'),
+  filter: filterNode,
+  offset: z
+    .number('must be a number')
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(1_000_000_000, 'must be at most 1000000000')
+    .default(0),
+  limit: z
+    .number('must be a number')
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .default(50),
+  sort: z
+    .strictObject(
+      Object.fromEntries(SORT_FIELDS.map((field) => [field, direction.optional()])) as Record<
+        SortField,
+        z.ZodOptional<typeof direction>
+      >,
+      {
+        error: (issue) =>
+          issue.code === 'unrecognized_keys'
+            ? `can only sort by ${SORT_FIELDS.join(', ')}`
+            : 'must be an object',
+      },
+    )
+    .refine((sort) => Object.keys(sort).length === 1, 'must name exactly one field')
+    .optional()
+    .describe('One field: asc or desc; default {created_at: "desc"}; ties broken by session_id'),
+})
+
+type QueryBody = z.infer<typeof sessionQueryBody>
+
+const session = z.object({
+  session_id: z.string(),
+  session_name: z.string(),
+  created_at: z.string().describe('First request in the window, ISO 8601 at the caller offset'),
+  latest_request_created_at: z.string().describe('Last request in the window, ISO 8601 at the caller offset'),
+  total_cost: z.number().describe('USD'),
+  total_requests: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int().describe('prompt_tokens plus completion_tokens'),
+  avg_latency: z.number().describe('Milliseconds'),
+  user_ids: z.array(z.string()).describe('Unique, non-empty'),
+})
+
+export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
+  const [field, dir] = (Object.entries(body.sort ?? { created_at: 'desc' })[0] ?? ['created_at', 'desc']) as [
+    SortField,
+    'asc' | 'desc',
+  ]
+  return {
+    organizationId,
+    startMs: body.timeFilter.startTimeUnixMs,
+    endMs: body.timeFilter.endTimeUnixMs,
+    search: body.search || undefined,
+    nameEquals: body.nameEquals,
+    filter: body.filter,
+    sort: { field, direction: dir },
+    offset: body.offset,
+    limit: body.limit,
+  }
+}
+
+function toSession(row: SessionRow, timezoneDifference: number): z.infer<typeof session> {
+  return {
+    session_id: row.session_id,
+    session_name: row.latest_session_name,
+    created_at: atCallerOffset(row.session_created_at, timezoneDifference),
+    latest_request_created_at: atCallerOffset(row.session_latest_request_created_at, timezoneDifference),
+    total_cost: row.session_total_cost,
+    total_requests: row.session_total_requests,
+    prompt_tokens: row.session_prompt_tokens,
+    completion_tokens: row.session_completion_tokens,
+    total_tokens: row.session_total_tokens,
+    avg_latency: row.session_avg_latency,
+    user_ids: [...row.user_ids].sort(),
+  }
+}
+
+export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/session/query', {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
+        body: sessionQueryBody,
+        response: { 200: envelope(z.array(session)), ...errorResponses },
+      },
+      handler: async (request) => {
+        const query = toQuery(principalOf(request).organizationId, request.body)
+        const rows = await repo.page(query)
+        return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+      },
+    })
+
+    app.post('/v1/session/count', {
+      schema: {
+        tags: ['sessions'],
+        summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
+        body: sessionQueryBody,
+        response: { 200: envelope(z.object({ count: z.number().int() })), ...errorResponses },
+      },
+      handler: async (request) => {
+        const count = await repo.count(toQuery(principalOf(request).organizationId, request.body))
+        return ok({ count })
+      },
+    })
+  }
+}

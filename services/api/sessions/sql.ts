@@ -1,0 +1,278 @@
+import { compileSessionFilter } from '../filters/compile.ts'
+
+export const SORT_FIELDS = [
+  'created_at',
+  'latest_request_created_at',
+  'total_cost',
+  'total_requests',
+  'avg_latency',
+] as const
+export type SortField = (typeof SORT_FIELDS)[number]
+
+export interface SessionQuery {
+  organizationId: string
+  startMs: number
+  endMs: number
+  search?: string
+  nameEquals?: string
+  filter: unknown
+  sort: { field: SortField; direction: 'asc' | 'desc' }
+  offset: number
+  limit: number
+}
+
+/**
+ * Every session aggregate under the alias the filter compiler's session-level leaves name
+ * (services/api/filters/fields.ts). total_tokens is prompt plus completion, as spec 2.5 says.
+ */
+const AGGREGATES: Record<string, string> = {
+  session_created_at: 'min(request_created_at)',
+  session_latest_request_created_at: 'max(request_created_at)',
+  session_total_cost: 'sum(cost)',
+  session_total_requests: 'count()',
+  session_prompt_tokens: 'sum(prompt_tokens)',
+  session_completion_tokens: 'sum(completion_tokens)',
+  session_total_tokens: 'sum(prompt_tokens) + sum(completion_tokens)',
+  session_avg_latency: 'avg(latency)',
+}
+
+const SORT_ALIASES: Record<SortField, string> = {
+  created_at: 'session_created_at',
+  latest_request_created_at: 'session_latest_request_created_at',
+  total_cost: 'session_total_cost',
+  total_requests: 'session_total_requests',
+  avg_latency: 'session_avg_latency',
+}
+
+export interface Statement {
+  query: string
+  query_params: Record<string, unknown>
+}
+
+/** The request-level conditions and the session-level HAVING shared by the page and the count. */
+function conditions(q: SessionQuery) {
+  const compiled = compileSessionFilter(q.filter)
+  const params: Record<string, unknown> = {
+    ...compiled.params,
+    org: q.organizationId,
+    start: q.startMs,
+    end: q.endMs,
+  }
+  const where = [
+    'organization_id = {org:UUID}',
+    "request_created_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')",
+    "request_created_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')",
+    "session_id != ''",
+  ]
+  if (q.search) {
+    params.search = q.search
+    where.push(
+      '(positionCaseInsensitiveUTF8(session_id, {search:String}) > 0 OR positionCaseInsensitiveUTF8(session_name, {search:String}) > 0)',
+    )
+  }
+  if (q.nameEquals !== undefined) {
+    params.name = q.nameEquals
+    where.push('session_name = {name:String}')
+  }
+  if (compiled.where !== 'true') where.push(compiled.where)
+  return {
+    where: where.join('\n  AND '),
+    having: compiled.having,
+    params,
+    filtered: compiled.where !== 'true',
+  }
+}
+
+/** Only the aggregates a HAVING clause names, so the cheap first pass stays cheap. */
+function aggregatesFor(text: string, always: string[]): string {
+  return Object.entries(AGGREGATES)
+    .filter(([alias]) => always.includes(alias) || new RegExp(`\\b${alias}\\b`).test(text))
+    .map(([alias, sql]) => `${sql} AS ${alias}`)
+    .join(', ')
+}
+
+const HOUR = 3_600_000
+const TIME_SORTS: SortField[] = ['created_at', 'latest_request_created_at']
+
+/**
+ * The session_hours rollup (schemas/clickhouse/0002_sessions.sql) answers when nothing but the
+ * window narrows the requests and only first/last request times matter: whole hours come from the
+ * rollup, the window's partial first and last hours from the requests themselves.
+ */
+function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean }) {
+  if (q.search || q.nameEquals !== undefined || c.filtered || c.having !== 'true') return null
+  const hourStart = Math.ceil(q.startMs / HOUR) * HOUR
+  const hourEnd = Math.floor(q.endMs / HOUR) * HOUR
+  // The rollup's hours are DateTime (1970 to 2106); windows reaching beyond read the requests.
+  if (hourEnd <= hourStart || hourStart < 0 || hourEnd >= 2 ** 32 * 1000) return null
+  const sql = `
+    SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
+    FROM session_hours
+    WHERE organization_id = {org:UUID}
+      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')
+    UNION ALL
+    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
+    FROM request_response_rmt
+    WHERE organization_id = {org:UUID} AND session_id != ''
+      AND ((request_created_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
+            AND request_created_at < fromUnixTimestamp64Milli({hour_start_ms:Int64}, 'UTC'))
+        OR (request_created_at >= fromUnixTimestamp64Milli({hour_end_ms:Int64}, 'UTC')
+            AND request_created_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')))`
+  return {
+    sql,
+    params: {
+      hour_start: hourStart / 1000,
+      hour_end: hourEnd / 1000,
+      hour_start_ms: hourStart,
+      hour_end_ms: hourEnd,
+    },
+  }
+}
+
+const orderOf = (q: SessionQuery) =>
+  `${SORT_ALIASES[q.sort.field]} ${q.sort.direction === 'asc' ? 'ASC' : 'DESC'}, session_id ASC`
+
+/**
+ * Whether a first pass needs FINAL. A request written twice (redelivery) is the same row twice:
+ * first/last times and which sessions exist come out the same either way, so only sums, counts
+ * and averages need the merge-on-read that FINAL costs (it also turns off PREWHERE).
+ */
+function needsFinal(q: SessionQuery, having: string): boolean {
+  if (!TIME_SORTS.includes(q.sort.field)) return true
+  return Object.keys(AGGREGATES).some(
+    (alias) => !alias.endsWith('_at') && new RegExp(`\\b${alias}\\b`).test(having),
+  )
+}
+
+/**
+ * First pass: the page's session ids, with their first and last request times so the second pass
+ * reads only that stretch of the table. Only the sort key (and what a session-level filter names)
+ * is aggregated.
+ */
+export function pageIdsStatement(q: SessionQuery): Statement {
+  const c = conditions(q)
+  const { where, having, params } = c
+  const rollup = TIME_SORTS.includes(q.sort.field) ? rollupSource(q, c) : null
+  const paging = { ...params, limit: q.limit, offset: q.offset }
+  const times = ['session_created_at', 'session_latest_request_created_at']
+  if (rollup) {
+    return {
+      query: `
+SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at
+FROM (${rollup.sql})
+GROUP BY session_id
+ORDER BY ${orderOf(q)}
+LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+      query_params: { ...paging, ...rollup.params },
+    }
+  }
+  return {
+    query: `
+SELECT session_id, ${aggregatesFor(having, [SORT_ALIASES[q.sort.field], ...times])}
+FROM request_response_rmt${needsFinal(q, having) ? ' FINAL' : ''}
+WHERE ${where}
+GROUP BY session_id
+HAVING ${having}
+ORDER BY ${orderOf(q)}
+LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+    query_params: paging,
+  }
+}
+
+/**
+ * The default page (newest sessions first, nothing but the window) without grouping the whole
+ * window: take the latest rollup rows until there are about twice as many as the page needs (the
+ * cut), group those, and drop the sessions that also appear before the cut (their first request is
+ * older). Every session left has its true first request after the cut, and every session not
+ * considered starts before it, so when this fills the page it is the exact page; when it does not,
+ * the caller runs pageIdsStatement.
+ */
+export function newestPageIdsStatement(q: SessionQuery): Statement | null {
+  if (q.sort.field !== 'created_at' || q.sort.direction !== 'desc') return null
+  const c = conditions(q)
+  const rollup = rollupSource(q, c)
+  if (!rollup) return null
+  const hours = `organization_id = {org:UUID}
+      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')`
+  const request = (from: string, to: string) => `
+    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
+    FROM request_response_rmt
+    WHERE organization_id = {org:UUID} AND session_id != ''
+      AND request_created_at >= fromUnixTimestamp64Milli({${from}:Int64}, 'UTC')
+      AND request_created_at < fromUnixTimestamp64Milli({${to}:Int64}, 'UTC')`
+  const recent = `
+    SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
+    FROM session_hours WHERE ${hours} AND hour >= cut
+    UNION ALL ${request('hour_end_ms', 'end')}`
+  return {
+    query: `
+WITH (SELECT min(hour) FROM (SELECT hour FROM session_hours WHERE ${hours} ORDER BY hour DESC LIMIT {rows:UInt32})) AS cut
+SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at
+FROM (${recent})
+GROUP BY session_id
+HAVING session_id NOT IN (
+  SELECT session_id FROM session_hours
+  WHERE ${hours} AND hour < cut AND session_id IN (SELECT session_id FROM (${recent}))
+  UNION ALL SELECT session_id FROM (${request('start', 'hour_start_ms')}))
+ORDER BY ${orderOf(q)}
+LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
+    query_params: {
+      ...c.params,
+      ...rollup.params,
+      limit: q.limit,
+      offset: q.offset,
+      rows: 2 * (q.offset + q.limit) + 100,
+    },
+  }
+}
+
+export interface PageIds {
+  ids: string[]
+  /** The earliest first and the latest last request of the page's sessions, ClickHouse text. */
+  from: string
+  to: string
+}
+
+/** Second pass: every aggregate, for the page's sessions only, within their stretch of time. */
+export function pageStatement(q: SessionQuery, page: PageIds): Statement {
+  const { where, params } = conditions(q)
+  return {
+    query: `
+SELECT
+  session_id,
+  argMaxIf(session_name, request_created_at, session_name != '') AS latest_session_name,
+  ${aggregatesFor('', Object.keys(AGGREGATES))},
+  groupUniqArrayIf(user_id, user_id != '') AS user_ids
+FROM request_response_rmt FINAL
+WHERE ${where}
+  AND session_id IN {page_ids:Array(String)}
+  AND request_created_at >= parseDateTime64BestEffort({page_from:String}, 3, 'UTC')
+  AND request_created_at <= parseDateTime64BestEffort({page_to:String}, 3, 'UTC')
+GROUP BY session_id
+ORDER BY ${orderOf(q)}`,
+    query_params: { ...params, page_ids: page.ids, page_from: page.from, page_to: page.to },
+  }
+}
+
+/** How many sessions the same body would page through. */
+export function countStatement(q: SessionQuery): Statement {
+  const c = conditions(q)
+  const { where, having, params } = c
+  const rollup = rollupSource(q, c)
+  if (rollup) {
+    return {
+      query: `SELECT uniqExact(session_id) AS count FROM (${rollup.sql})`,
+      query_params: { ...params, ...rollup.params },
+    }
+  }
+  const query =
+    having === 'true'
+      ? `SELECT uniqExact(session_id) AS count FROM request_response_rmt WHERE ${where}`
+      : `SELECT count() AS count FROM (
+  SELECT session_id, ${aggregatesFor(having, [])}
+  FROM request_response_rmt FINAL
+  WHERE ${where}
+  GROUP BY session_id
+  HAVING ${having})`
+  return { query, query_params: params }
+}

@@ -1,0 +1,47 @@
+import { toRow } from '../../services/ingest/rows.ts'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import type { TestOrg, TestTally } from '../support/harness.ts'
+
+export const WINDOW = {
+  startTimeUnixMs: Date.parse('2026-11-01T00:00:00.000Z'),
+  endTimeUnixMs: Date.parse('2026-11-03T00:00:00.000Z'),
+}
+
+/** A valid body; override what the test is about. */
+export const body = (overrides: Record<string, unknown> = {}) => ({
+  timeFilter: WINDOW,
+  timezoneDifference: 0,
+  filter: 'all',
+  ...overrides,
+})
+
+export async function post(tally: TestTally, org: TestOrg, path: string, payload: unknown) {
+  const res = await tally.app.inject({
+    method: 'POST',
+    url: path,
+    headers: org.headers,
+    payload: payload as object,
+  })
+  return { status: res.statusCode, body: res.json() as { data: unknown; error: string | null } }
+}
+
+/** The page's sessions; fails the test on anything but a 200. */
+export async function sessions(tally: TestTally, org: TestOrg, payload: unknown) {
+  const res = await post(tally, org, '/v1/session/query', payload)
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.body.error}`)
+  return res.body.data as Record<string, unknown>[]
+}
+
+export async function count(tally: TestTally, org: TestOrg, payload: unknown): Promise<number> {
+  const res = await post(tally, org, '/v1/session/count', payload)
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.body.error}`)
+  return (res.body.data as { count: number }).count
+}
+
+export async function insert(tally: TestTally, events: RequestEvent[]) {
+  await tally.clickhouse.insert({
+    table: 'request_response_rmt',
+    values: events.map(toRow),
+    format: 'JSONEachRow',
+  })
+}

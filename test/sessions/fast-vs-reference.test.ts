@@ -1,0 +1,282 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateSessions } from '../../bench/sessions-data.ts'
+import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { count, sessions } from './client.ts'
+
+/**
+ * The fast path (two passes, FINAL) against a naive reference written by hand: one GROUP BY over
+ * rows deduplicated another way (latest ingested_at per request_id), on ~100k generated requests
+ * of which 1% were re-ingested with a changed cost before any merge.
+ */
+let tally: TestTally
+let org: TestOrg
+const START = Date.UTC(2026, 9, 2)
+const DAY = 86_400_000
+const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
+
+beforeAll(async () => {
+  tally = await startTestTally()
+  org = await tally.newOrg()
+  const neighbour = await tally.newOrg()
+  await generateSessions(tally.clickhouse, {
+    organizations: [org.organizationId, neighbour.organizationId],
+    requests: 100_000,
+    perSession: 10,
+    startMs: START,
+    days: 30,
+  })
+  // 100 sessions with a request at hh:59 of each of the window's last 48 hours: the newest-first
+  // shortcut sees them as the newest sessions unless it drops those reaching past its cut.
+  await tally.clickhouse.command({
+    query: `INSERT INTO request_response_rmt
+              (organization_id, request_id, request_created_at, response_created_at, latency, provider, model,
+               status, session_id, session_name, user_id, cost, prompt_tokens, completion_tokens, total_tokens)
+            SELECT {org:UUID}, generateUUIDv4(number), t, t, 100 + number % 7, 'openai', 'gpt-4o', 200,
+                   concat('long-', toString(number % 100)), 'Long', 'long-user', 1 / 1024, 1, 2, 3
+            FROM (SELECT number, fromUnixTimestamp64Milli(toInt64({from:Int64} + intDiv(number, 100) * 3600000 + (number % 100) * 500), 'UTC') AS t
+                  FROM numbers(4800))`,
+    query_params: { org: org.organizationId, from: START + 28 * DAY + 59 * 60_000 },
+  })
+  await tally.clickhouse.command({
+    query: `INSERT INTO request_response_rmt
+            SELECT * REPLACE (cost * 2 AS cost, now64(3) + 1 AS ingested_at)
+            FROM request_response_rmt WHERE organization_id = {org:UUID} AND cityHash64(request_id) % 100 = 0`,
+    query_params: { org: org.organizationId },
+  })
+}, 120_000)
+afterAll(() => tally?.close())
+
+interface Reference {
+  where?: string
+  having?: string
+  order: string
+  offset?: number
+  limit?: number
+  window?: { startTimeUnixMs: number; endTimeUnixMs: number }
+  params?: Record<string, unknown>
+}
+
+// r_ aliases: an alias equal to a column name would shadow that column in WHERE.
+const AGGREGATES = `
+  session_id,
+  argMaxIf(session_name, request_created_at, session_name != '') AS r_session_name,
+  toUnixTimestamp64Milli(min(request_created_at)) AS r_created_at,
+  toUnixTimestamp64Milli(max(request_created_at)) AS r_latest_request_created_at,
+  sum(cost) AS r_total_cost,
+  count() AS r_total_requests,
+  sum(prompt_tokens) AS r_prompt_tokens,
+  sum(completion_tokens) AS r_completion_tokens,
+  sum(prompt_tokens) + sum(completion_tokens) AS r_total_tokens,
+  avg(latency) AS r_avg_latency,
+  arraySort(groupUniqArrayIf(user_id, user_id != '')) AS r_user_ids`
+
+function referenceSql(r: Reference, select: string): string {
+  return `
+SELECT ${select}
+FROM (SELECT * FROM request_response_rmt WHERE organization_id = {org:UUID}
+      ORDER BY ingested_at DESC LIMIT 1 BY request_id)
+WHERE request_created_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
+  AND request_created_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')
+  AND session_id != '' AND (${r.where ?? 'true'})
+GROUP BY session_id
+HAVING ${r.having ?? 'true'}`
+}
+
+async function reference(r: Reference) {
+  const window = r.window ?? WINDOW
+  const rs = await tally.clickhouse.query({
+    query: `${referenceSql(r, AGGREGATES)} ORDER BY ${r.order}, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+    query_params: {
+      org: org.organizationId,
+      start: window.startTimeUnixMs,
+      end: window.endTimeUnixMs,
+      offset: r.offset ?? 0,
+      limit: r.limit ?? 50,
+      ...r.params,
+    },
+    format: 'JSONEachRow',
+  })
+  const iso = (ms: unknown) => new Date(ms as number).toISOString().replace('Z', '+00:00')
+  return (await rs.json<Record<string, unknown>>()).map((row) => ({
+    session_id: row.session_id,
+    session_name: row.r_session_name,
+    created_at: iso(row.r_created_at),
+    latest_request_created_at: iso(row.r_latest_request_created_at),
+    total_cost: row.r_total_cost,
+    total_requests: row.r_total_requests,
+    prompt_tokens: row.r_prompt_tokens,
+    completion_tokens: row.r_completion_tokens,
+    total_tokens: row.r_total_tokens,
+    avg_latency: row.r_avg_latency,
+    user_ids: row.r_user_ids,
+  }))
+}
+
+async function referenceCount(r: Reference): Promise<number> {
+  const window = r.window ?? WINDOW
+  const rs = await tally.clickhouse.query({
+    query: `SELECT count() AS n FROM (${referenceSql(r, 'session_id, count() AS r_total_requests')})`,
+    query_params: {
+      org: org.organizationId,
+      start: window.startTimeUnixMs,
+      end: window.endTimeUnixMs,
+      ...r.params,
+    },
+    format: 'JSONEachRow',
+  })
+  return Number((await rs.json<{ n: number }>())[0]?.n)
+}
+
+const claudeRequests = { request_response_rmt: { model: { like: 'claude%' } } }
+const cases: [string, Record<string, unknown>, Reference][] = [
+  ['default page', {}, { order: 'r_created_at DESC' }],
+  ['newest five', { limit: 5 }, { order: 'r_created_at DESC', limit: 5 }],
+  [
+    'window not on whole hours (rollup plus requests at the edges)',
+    {
+      timeFilter: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 10 * DAY + 900_000 },
+      offset: 1000,
+    },
+    {
+      order: 'r_created_at DESC',
+      offset: 1000,
+      window: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 10 * DAY + 900_000 },
+    },
+  ],
+  [
+    'window not on whole hours, oldest first',
+    {
+      timeFilter: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 10 * DAY + 900_000 },
+      sort: { created_at: 'asc' },
+    },
+    {
+      order: 'r_created_at ASC',
+      window: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 10 * DAY + 900_000 },
+    },
+  ],
+  [
+    'total_cost asc, second page of 100',
+    { sort: { total_cost: 'asc' }, offset: 100, limit: 100 },
+    { order: 'r_total_cost ASC', offset: 100, limit: 100 },
+  ],
+  [
+    'total_requests desc, 1000 rows of ties',
+    { sort: { total_requests: 'desc' }, limit: 1000 },
+    { order: 'r_total_requests DESC', limit: 1000 },
+  ],
+  [
+    'avg_latency desc, deep offset',
+    { sort: { avg_latency: 'desc' }, offset: 3000 },
+    { order: 'r_avg_latency DESC', offset: 3000 },
+  ],
+  [
+    'latest_request_created_at asc',
+    { sort: { latest_request_created_at: 'asc' } },
+    { order: 'r_latest_request_created_at ASC' },
+  ],
+  [
+    'search on id',
+    { search: 'SESS-12' },
+    { order: 'r_created_at DESC', where: "positionCaseInsensitive(session_id, 'sess-12') > 0" },
+  ],
+  [
+    'search on name',
+    { search: 'ding #4' },
+    { order: 'r_created_at DESC', where: "positionCaseInsensitive(session_name, 'ding #4') > 0" },
+  ],
+  [
+    'nameEquals',
+    { nameEquals: 'Onboarding #2' },
+    { order: 'r_created_at DESC', where: "session_name = 'Onboarding #2'" },
+  ],
+  [
+    'property and model filter',
+    {
+      filter: {
+        left: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
+        operator: 'and',
+        right: { properties: { env: { equals: 'prod' } } },
+      },
+    },
+    { order: 'r_created_at DESC', where: "model = 'gpt-4o' AND properties['env'] = 'prod'" },
+  ],
+  [
+    'or of request filters',
+    {
+      filter: {
+        left: claudeRequests,
+        operator: 'or',
+        right: { request_response_rmt: { status: { equals: 500 } } },
+      },
+      sort: { total_cost: 'desc' },
+    },
+    { order: 'r_total_cost DESC', where: "model LIKE 'claude%' OR status = 500" },
+  ],
+  [
+    'session-level filter under and',
+    {
+      filter: {
+        left: claudeRequests,
+        operator: 'and',
+        right: { sessions_request_response_rmt: { session_total_requests: { gte: 5 } } },
+      },
+    },
+    { order: 'r_created_at DESC', where: "model LIKE 'claude%'", having: 'r_total_requests >= 5' },
+  ],
+  [
+    'one-day window',
+    {
+      timeFilter: { startTimeUnixMs: START + 10 * DAY, endTimeUnixMs: START + 11 * DAY },
+      sort: { total_cost: 'desc' },
+    },
+    {
+      order: 'r_total_cost DESC',
+      window: { startTimeUnixMs: START + 10 * DAY, endTimeUnixMs: START + 11 * DAY },
+    },
+  ],
+]
+
+describe('fast path equals the naive reference on generated data', () => {
+  it.each(cases)('%s', async (_name, overrides, ref) => {
+    const payload = { timeFilter: WINDOW, timezoneDifference: 0, filter: 'all', ...overrides }
+    const [fast, expected, total, expectedTotal] = await Promise.all([
+      sessions(tally, org, payload),
+      reference(ref),
+      count(tally, org, payload),
+      referenceCount(ref),
+    ])
+    expect(expected.length).toBeGreaterThan(0)
+    expect(fast).toEqual(expected)
+    expect(total).toBe(expectedTotal)
+  })
+
+  it('a window edge inside an hour: the rollup takes whole hours only, the edges come from requests', async () => {
+    // About 35 of this organization's requests fall in the half hour before the edge, in the
+    // same hour as requests inside the window.
+    const edge = START + 5 * DAY + 1_800_001
+    const window = { startTimeUnixMs: edge, endTimeUnixMs: edge + 2 * DAY }
+    for (const direction of ['asc', 'desc']) {
+      const payload = {
+        timeFilter: window,
+        timezoneDifference: 0,
+        filter: 'all',
+        sort: { created_at: direction },
+      }
+      const ref = { order: `r_created_at ${direction.toUpperCase()}`, window }
+      const [fast, expected] = await Promise.all([sessions(tally, org, payload), reference(ref)])
+      expect(fast).toEqual(expected)
+      expect(await count(tally, org, payload)).toBe(await referenceCount(ref))
+    }
+  })
+
+  it('the re-ingested requests replaced their first versions rather than adding to them', async () => {
+    const [top] = await sessions(tally, org, {
+      timeFilter: WINDOW,
+      timezoneDifference: 0,
+      filter: 'all',
+      search: 'sess-',
+      sort: { total_requests: 'desc' },
+    })
+    expect(top?.total_requests).toBe(10)
+  })
+})
