@@ -54,6 +54,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorateRequest('principal', null)
+  // Clients that send Content-Type: application/json on every call (as spec section 1 asks) also
+  // send it on body-less DELETEs and POSTs: an empty body is no body, not a JSON error.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString()
+    if (text === '') done(null, undefined)
+    else parseJson(request, text, done)
+  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })

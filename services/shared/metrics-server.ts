@@ -20,13 +20,15 @@ export async function startMetricsServer(
   host: string,
 ): Promise<{ port: number; close(): Promise<void> }> {
   collectProcessMetrics()
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404).end()
       return
     }
-    const body = await register.metrics()
-    res.writeHead(200, { 'content-type': register.contentType }).end(body)
+    register.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': register.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    )
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

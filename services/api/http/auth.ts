@@ -13,7 +13,8 @@ declare module 'fastify' {
 
 const POSITIVE_TTL_MS = 60_000
 const NEGATIVE_TTL_MS = 5_000
-const MAX_ENTRIES = 50_000
+const MAX_KNOWN = 50_000
+const MAX_UNKNOWN = 10_000
 
 export const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Missing or invalid API key: send Authorization: Bearer <API_KEY>')
@@ -23,12 +24,15 @@ export const unauthorized = () =>
  * deleted key is dropped from every process's cache at once through Postgres NOTIFY.
  */
 export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logger) {
-  const cache = new Map<string, { principal: Principal | null; expires: number }>()
-  const listener = await sql.listen(
-    API_KEYS_CHANNEL,
-    (hash) => cache.delete(hash),
-    () => cache.clear(),
-  )
+  // Known keys and unknown tokens are cached apart, so a flood of made-up tokens can only
+  // evict other made-up tokens, never the keys real callers use.
+  const known = new Map<string, { principal: Principal; expires: number }>()
+  const unknown = new Map<string, number>()
+  const forget = (hash: string) => {
+    known.delete(hash)
+    unknown.delete(hash)
+  }
+  const listener = await sql.listen(API_KEYS_CHANNEL, forget, () => known.clear())
 
   async function authenticate(header: string | undefined): Promise<Principal> {
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
@@ -36,13 +40,17 @@ export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logge
     const secret = match[1] as string
     const hash = hashKey(secret).toString('hex')
     const now = Date.now()
-    const hit = cache.get(hash)
-    let principal: Principal | null
-    if (hit && hit.expires > now) principal = hit.principal
-    else {
-      principal = await repo.findPrincipal(secret)
-      if (cache.size >= MAX_ENTRIES) cache.clear()
-      cache.set(hash, { principal, expires: now + (principal ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
+    const hit = known.get(hash)
+    if (hit && hit.expires > now) return hit.principal
+    const missUntil = unknown.get(hash)
+    if (missUntil !== undefined && missUntil > now) throw unauthorized()
+    const principal = await repo.findPrincipal(secret)
+    if (principal) {
+      if (known.size >= MAX_KNOWN) known.clear()
+      known.set(hash, { principal, expires: now + POSITIVE_TTL_MS })
+    } else {
+      if (unknown.size >= MAX_UNKNOWN) unknown.clear()
+      unknown.set(hash, now + NEGATIVE_TTL_MS)
     }
     if (!principal) throw unauthorized()
     return principal
@@ -50,9 +58,7 @@ export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logge
 
   return {
     /** Forgets a key at once in this process; other processes hear it through NOTIFY. */
-    forget(keyHashHex: string) {
-      cache.delete(keyHashHex)
-    },
+    forget,
     async hook(request: FastifyRequest, _reply: FastifyReply) {
       request.principal = await authenticate(request.headers.authorization)
     },

@@ -22,10 +22,6 @@ export function describeValidation(context: string | undefined, items: Validatio
 
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'body: is not valid JSON' },
-  FST_ERR_CTP_EMPTY_JSON_BODY: {
-    status: 400,
-    message: 'body: must not be empty when Content-Type is application/json',
-  },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'body: is larger than this endpoint accepts' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type: must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length: does not match the body' },

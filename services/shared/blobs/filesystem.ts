@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { assertBlobKey, type BlobStore } from './blob-store.ts'
 
@@ -43,8 +43,21 @@ export async function createFilesystemBlobStore(
       const path = pathOf(key)
       await mkdir(dirname(path), { recursive: true })
       const tmp = `${path}.${randomUUID()}.tmp`
-      await writeFile(tmp, body)
+      // Durable before the caller commits a row that points at it: file, then the rename.
+      const file = await open(tmp, 'w')
+      try {
+        await file.writeFile(body)
+        await file.sync()
+      } finally {
+        await file.close()
+      }
       await rename(tmp, path)
+      const folder = await open(dirname(path), 'r')
+      try {
+        await folder.sync()
+      } finally {
+        await folder.close()
+      }
     },
     async get(key) {
       try {
