@@ -22,6 +22,44 @@ const batchSeconds = new Histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
 })
 
+// ClickHouse error codes that a row's own values cause: retrying the same row can never
+// succeed. Anything else (connection refused, timeouts, UNKNOWN_TABLE while detached, too many
+// parts, memory) may pass later and is retried.
+const ROW_ERRORS: Record<string, string> = {
+  '6': 'CANNOT_PARSE_TEXT',
+  '25': 'CANNOT_PARSE_ESCAPE_SEQUENCE',
+  '26': 'CANNOT_PARSE_QUOTED_STRING',
+  '27': 'CANNOT_PARSE_INPUT_ASSERTION_FAILED',
+  '38': 'CANNOT_PARSE_DATE',
+  '41': 'CANNOT_PARSE_DATETIME',
+  '53': 'TYPE_MISMATCH',
+  '69': 'ARGUMENT_OUT_OF_BOUND',
+  '70': 'CANNOT_CONVERT_TYPE',
+  '72': 'CANNOT_PARSE_NUMBER',
+  '117': 'INCORRECT_DATA',
+  '128': 'TOO_LARGE_ARRAY_SIZE',
+  '130': 'CANNOT_READ_ARRAY_FROM_TEXT',
+  '131': 'TOO_LARGE_STRING_SIZE',
+  '321': 'VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE',
+  '349': 'CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN',
+  '376': 'CANNOT_PARSE_UUID',
+  '467': 'CANNOT_PARSE_BOOL',
+}
+
+/**
+ * The reason a ClickHouse error can never succeed for the rows inserted, or undefined. Read from
+ * the error's code: both @clickhouse/client and chdb raise a ClickHouseError with `code` (and
+ * `type`), though from different copies of the class, so it is recognised by shape.
+ */
+export function rowErrorReason(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined
+  const { code, type } = err as Error & { code?: unknown; type?: unknown }
+  if (typeof code !== 'string' || !Object.hasOwn(ROW_ERRORS, code)) return undefined
+  const name = typeof type === 'string' && type ? type : ROW_ERRORS[code]
+  const detail = (err.message.split('\n')[0] ?? '').slice(0, 300)
+  return `clickhouse ${name} (code ${code}): ${detail}`
+}
+
 /**
  * Writes each batch to request_response_rmt in one insert. A re-ingested request has the same
  * sorting key, so ReplacingMergeTree keeps one row; queries read with FINAL until merges catch up.
@@ -29,6 +67,7 @@ const batchSeconds = new Histogram({
 export function createIngestHandler(client: ClickHouseClient, log: Logger): EventHandler {
   return {
     name: 'ingest',
+    permanent: rowErrorReason,
     async handle(events: RequestEvent[]) {
       if (events.length === 0) return
       const stop = batchSeconds.startTimer()

@@ -9,14 +9,14 @@ describe('coalesced handler writes', () => {
   it('calls arriving together share one write, and each caller resolves after it', async () => {
     const writes: RequestEvent[][] = []
     const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch) }, 100)
-    await Promise.all([handler.handle(events(3)), handler.handle(events(4)), handler.handle(events(5))])
+    await Promise.all([handler.write(events(3)), handler.write(events(4)), handler.write(events(5))])
     expect(writes.map((w) => w.length)).toEqual([12])
   })
 
   it('never puts more than maxEvents in one write, nor splits a call', async () => {
     const writes: number[] = []
     const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch.length) }, 10)
-    await Promise.all([handler.handle(events(6)), handler.handle(events(6)), handler.handle(events(15))])
+    await Promise.all([handler.write(events(6)), handler.write(events(6)), handler.write(events(15))])
     expect(writes).toEqual([6, 6, 15])
   })
 
@@ -31,10 +31,10 @@ describe('coalesced handler writes', () => {
       },
       100,
     )
-    const results = await Promise.allSettled([handler.handle(events(1)), handler.handle(events(1))])
+    const results = await Promise.allSettled([handler.write(events(1)), handler.write(events(1))])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
     fail = false
-    await expect(handler.handle(events(1))).resolves.toBeUndefined()
+    await expect(handler.write(events(1))).resolves.toEqual([])
   })
 
   it('a handler that throws synchronously rejects its callers instead of crashing the process', async () => {
@@ -47,6 +47,6 @@ describe('coalesced handler writes', () => {
       },
       100,
     )
-    await expect(handler.handle(events(2))).rejects.toThrow('sync')
+    await expect(handler.write(events(2))).rejects.toThrow('sync')
   })
 })

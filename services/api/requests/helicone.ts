@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { badRequest } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
-import type { IntakeEvent } from './intake.ts'
+import { INT32_MAX, type IntakeEvent, inTimeRange, TIME_RANGE_RULE } from './intake.ts'
 import type { Intake } from './service.ts'
 
 // {seconds, milliseconds} as Helicone's loggers send, ISO text, or an epoch number (seconds
@@ -35,7 +35,11 @@ const heliconeLog = z.object({
   timing: z.object({
     startTime: time,
     endTime: time,
-    timeToFirstToken: z.number().min(0).optional(),
+    timeToFirstToken: z
+      .number()
+      .min(0, 'must be ≥ 0')
+      .max(INT32_MAX, `must be at most ${INT32_MAX} (milliseconds)`)
+      .optional(),
   }),
   provider: z.string().max(100).optional(),
 })
@@ -75,7 +79,7 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
         handler: async (request, reply) => {
           const { organizationId } = principalOf(request)
           const event = toIntakeEvent(request.body, request.raw.rawHeaders, routeProvider)
-          const [id] = await deps.intake(organizationId, [event])
+          const [id] = await deps.intake(organizationId, [event], () => 'body')
           return reply.code(201).send(ok({ request_id: id as string }))
         },
       })
@@ -115,7 +119,8 @@ export function toIntakeEvent(
   }
   const start = toMs(body.timing.startTime)
   const end = toMs(body.timing.endTime)
-  if (!Number.isFinite(start) || !Number.isFinite(end)) throw badRequest('body.timing: invalid time')
+  if (!inTimeRange(start)) throw badRequest(`body.timing.startTime: ${TIME_RANGE_RULE}`)
+  if (!inTimeRange(end)) throw badRequest(`body.timing.endTime: ${TIME_RANGE_RULE}`)
   const { json, textBody, status } = body.providerResponse
   const hasJson = typeof json === 'object' && json !== null && Object.keys(json).length > 0
   const given = body.provider ? (PROVIDER_NAMES[body.provider.toUpperCase()] ?? body.provider) : undefined

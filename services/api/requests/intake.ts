@@ -1,26 +1,43 @@
 import { randomUUID } from 'node:crypto'
+import { Counter } from 'prom-client'
 import { z } from 'zod'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
 import { costOf, type PriceTable } from './prices.ts'
 import { extractUsage } from './usage.ts'
 
+/** The largest value of every int field: the event's Avro ints and ClickHouse's columns hold int32. */
+export const INT32_MAX = 2 ** 31 - 1
+/** How far in the future a time may lie: clock skew, not a typo or a seconds/ms mix-up. */
+export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
+export const TIME_RANGE_RULE = 'must be between 1970-01-01T00:00:00Z and 24 hours from now'
+
+/** A time Tally stores: from the Unix epoch to a day ahead (DateTime64(3, 'UTC') holds up to 2299). */
+export const inTimeRange = (ms: number, now = Date.now()) =>
+  Number.isFinite(ms) && ms >= 0 && ms <= now + MAX_FUTURE_MS
+
 /** A time as ISO 8601 text or Unix epoch milliseconds. */
-export const instant = z.union([
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp or epoch milliseconds' }),
-  z.number().int().min(0, 'must be an ISO 8601 timestamp or epoch milliseconds'),
-])
+export const instant = z
+  .union([
+    z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp or epoch milliseconds' }),
+    z.number().int('must be an ISO 8601 timestamp or epoch milliseconds'),
+  ])
+  .refine((t) => inTimeRange(typeof t === 'number' ? t : Date.parse(t)), TIME_RANGE_RULE)
 
 const tokens = z
   .number()
-  .int()
+  .int('must be a whole number')
   .min(0, 'must be a whole number ≥ 0')
-  .max(2 ** 31 - 1)
+  .max(INT32_MAX, `must be at most ${INT32_MAX}`)
 
 /** One model request as a caller logs it (POST /v1/request/log). */
 export const intakeEvent = z.object({
   request_id: z.uuid('must be a UUID').optional().describe('Generated when absent; a re-sent id replaces'),
-  created_at: instant.optional().describe('When the model request was sent; default: now − latency'),
-  completed_at: instant.optional().describe('When the response ended; default: created_at + latency'),
+  created_at: instant
+    .optional()
+    .describe('When the model request was sent (1970 to 24 h from now); default: now − latency'),
+  completed_at: instant
+    .optional()
+    .describe('When the response ended (1970 to 24 h from now); default: created_at + latency'),
   latency_ms: tokens.optional().describe('Default: completed_at − created_at, or 0'),
   time_to_first_token_ms: tokens.optional(),
   provider: z.string().max(100).optional().describe('Default: from target_url, else "custom"'),
@@ -45,6 +62,19 @@ export const intakeEvent = z.object({
 })
 
 export type IntakeEvent = z.infer<typeof intakeEvent>
+
+const clamped = new Counter({
+  name: 'tally_intake_values_clamped_total',
+  help: `Values derived by Tally (tokens read from a response, latency from two times) cut to ${INT32_MAX}`,
+  labelNames: ['field'],
+})
+
+/** A derived count within int32; a larger one is cut to the maximum and counted. */
+function clamp(field: string, value: number): number {
+  if (value <= INT32_MAX) return value
+  clamped.inc({ field })
+  return INT32_MAX
+}
 
 // Properties that carry a session however it arrived (Helicone headers become these names).
 export const SESSION_PROPERTIES = {
@@ -101,22 +131,25 @@ export function toRequestEvent(
   if (created && completed) {
     if (completed < created) completed = created
   } else if (created) completed = new Date(created.getTime() + (given ?? 0))
-  else if (completed) created = new Date(completed.getTime() - (given ?? 0))
+  else if (completed) created = new Date(Math.max(0, completed.getTime() - (given ?? 0)))
   else {
     completed = now
     created = new Date(now.getTime() - (given ?? 0))
   }
   const start = created as Date
   const end = completed as Date
-  const latency = given ?? end.getTime() - start.getTime()
+  const latency = given ?? clamp('latency_ms', end.getTime() - start.getTime())
 
+  // Caller-given counts are validated (≤ int32); counts read from the response are clamped.
   const usage = extractUsage(input.response)
-  const prompt = input.prompt_tokens ?? usage.prompt
-  const completion = input.completion_tokens ?? usage.completion
-  const total =
+  const prompt = input.prompt_tokens ?? clamp('prompt_tokens', usage.prompt)
+  const completion = input.completion_tokens ?? clamp('completion_tokens', usage.completion)
+  const total = clamp(
+    'total_tokens',
     input.prompt_tokens !== undefined || input.completion_tokens !== undefined
       ? prompt + completion
-      : usage.total
+      : Math.max(usage.total, prompt + completion),
+  )
   const model = input.model ?? modelIn(input.request) ?? usage.model ?? ''
 
   const properties = { ...input.properties }
@@ -134,7 +167,7 @@ export function toRequestEvent(
     organization_id: organizationId,
     created_at: start,
     completed_at: end,
-    latency_ms: Math.min(latency, 2 ** 31 - 1),
+    latency_ms: latency,
     time_to_first_token_ms: input.time_to_first_token_ms ?? null,
     provider: (input.provider ?? providerOf(input.target_url) ?? 'custom').toLowerCase(),
     model,
@@ -142,7 +175,7 @@ export function toRequestEvent(
     target_url: input.target_url ?? '',
     prompt_tokens: prompt,
     completion_tokens: completion,
-    total_tokens: Math.min(total, 2 ** 31 - 1),
+    total_tokens: total,
     cost_usd: input.cost_usd ?? costOf(prices, model, { prompt, completion }),
     cached: input.cached,
     user_id: input.user_id ?? '',

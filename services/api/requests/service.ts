@@ -1,7 +1,8 @@
 import { Counter } from 'prom-client'
-import { AppError } from '../../shared/errors.ts'
+import { AppError, badRequest } from '../../shared/errors.ts'
+import { EncodeError } from '../../shared/events/codec.ts'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
-import type { EventPublisher } from '../../shared/events/transport.ts'
+import { type EventPublisher, UnrecordableEventsError } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { type IntakeEvent, toRequestEvent } from './intake.ts'
 import type { PriceTable } from './prices.ts'
@@ -16,6 +17,12 @@ const refused = new Counter({
   help: 'Request events the API could not make durable (answered 503; the caller retries)',
 })
 
+const rejected = new Counter({
+  name: 'tally_events_rejected_total',
+  help: 'Events answered 400 after validation: the event codec could not carry them, or (embedded mode) ClickHouse refused them',
+  labelNames: ['stage'],
+})
+
 const lookupFailures = new Counter({
   name: 'tally_intake_lookup_failures_total',
   help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable)',
@@ -27,6 +34,8 @@ export const unavailable = () =>
 /**
  * Turns logged requests into events and publishes them; resolves once they are durable (Kafka
  * acks=all, or written by the in-process handlers). Returns the request ids in input order.
+ * An event that can never be recorded is a 400 naming it (`at(index)`), not a 503: retrying it
+ * could never succeed.
  */
 export function createIntake(deps: {
   repo: RequestRepo
@@ -34,7 +43,11 @@ export function createIntake(deps: {
   prices: PriceTable
   log: Logger
 }) {
-  return async function record(organizationId: string, inputs: IntakeEvent[]): Promise<string[]> {
+  return async function record(
+    organizationId: string,
+    inputs: IntakeEvent[],
+    at: (index: number) => string = (i) => `body.events.${i}`,
+  ): Promise<string[]> {
     const now = new Date()
     const events = inputs.map((input) => toRequestEvent(input, organizationId, deps.prices, now))
     await keepFirstCreatedAt(
@@ -44,9 +57,25 @@ export function createIntake(deps: {
     // The same id twice in one batch: the last one replaces the earlier ones, as a re-send would.
     const latest = new Map<string, RequestEvent>()
     for (const e of events) latest.set(e.request_id, e)
+    const published = [...latest.values()]
+    const inputIndex = (i: number) => events.lastIndexOf(published[i] as RequestEvent)
     try {
-      await deps.publisher.publish([...latest.values()])
+      await deps.publisher.publish(published)
     } catch (err) {
+      if (err instanceof EncodeError) {
+        rejected.inc({ stage: 'encode' }, 1)
+        throw badRequest(`${at(inputIndex(err.index))}: cannot be encoded (${err.message})`)
+      }
+      if (err instanceof UnrecordableEventsError) {
+        rejected.inc({ stage: 'store' }, err.events.length)
+        deps.log.error({ failed: err.events.slice(0, 5) }, 'intake_events_unrecordable')
+        const first = err.events[0] as { index: number; reason: string }
+        const others = published.length - err.events.length
+        throw badRequest(
+          `${at(inputIndex(first.index))}: cannot be stored (${first.reason})` +
+            (others > 0 ? `; the batch's other ${others} event(s) were stored` : ''),
+        )
+      }
       refused.inc(latest.size)
       deps.log.error({ err, events: latest.size }, 'intake_publish_failed')
       throw unavailable()

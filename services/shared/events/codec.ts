@@ -51,6 +51,25 @@ const typeOptions = () => ({ logicalTypes: { 'timestamp-millis': TimestampMillis
 /** The message cannot be decoded: it belongs in the dead-letter topic, not in a retry. */
 export class DecodeError extends Error {}
 
+/** An event the schema cannot represent (an int beyond int32…): the caller's fault, never retried. */
+export class EncodeError extends Error {
+  /** Position of the event in the batch being encoded. */
+  index = 0
+}
+
+/** Encodes a batch; an event that cannot be encoded throws an EncodeError carrying its index. */
+export function encodeEach<T>(codec: Codec<T>, values: T[]): Buffer[] {
+  return values.map((value, index) => {
+    try {
+      return codec.encode(value)
+    } catch (err) {
+      const e = new EncodeError(err instanceof Error ? err.message : String(err))
+      e.index = index
+      throw e
+    }
+  })
+}
+
 export interface Codec<T> {
   encode(value: T): Buffer
   decode(bytes: Buffer): T

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.ts'
 import { type Codec, DecodeError } from './codec.ts'
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
-import { coalesce, type EventHandler } from './transport.ts'
+import { coalesce, type EventHandler, type Unrecordable } from './transport.ts'
 
 export interface ConsumerStats {
   consumed: number
@@ -32,6 +32,9 @@ export interface ConsumerOptions {
   /** Partitions whose batches are handled at the same time; their writes are coalesced. */
   partitionsConcurrently?: number
 }
+
+// kafkajs's default heartbeat interval; it skips heartbeats sent sooner than that anyway.
+const HEARTBEAT_EVERY_MS = 3_000
 
 const consumedTotal = new Counter({
   name: 'tally_events_consumed_total',
@@ -62,16 +65,18 @@ const consumerLag = new Gauge({
 /**
  * Consumes the event topic: decode, hand each chunk to the handler, and only once it has been
  * written durably resolve and commit those offsets. A message that cannot be decoded goes to
- * the dead-letter topic with its reason and origin. A handler failure (a dependency down) is
- * retried with backoff while heartbeating; nothing is committed past unwritten events and
- * nothing is dropped. On rebalance or stop the unfinished remainder is left for redelivery.
+ * the dead-letter topic with its reason and origin; so does an event the handler calls
+ * permanently unwritable (a row ClickHouse refuses), isolated from the rest of the chunk, which
+ * is written. Any other handler failure (a dependency down) is retried with backoff while
+ * heartbeating; nothing is committed past unwritten events and nothing is dropped. On
+ * rebalance or stop the unfinished remainder is left for redelivery.
  */
 export async function runKafkaConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topic, dlqTopic, codec, log } = options
   const chunkSize = options.chunkSize ?? 5_000
   const maxBackoffMs = options.maxBackoffMs ?? 5_000
   const stats: ConsumerStats = { consumed: 0, handled: 0, deadLettered: 0, failures: 0 }
-  const handler = coalesce(options.handler, chunkSize)
+  const writer = coalesce(options.handler, chunkSize)
   const consumer: Consumer = kafka.consumer({
     groupId,
     maxBytesPerPartition: TOPIC_MAX_MESSAGE_BYTES,
@@ -101,15 +106,52 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
           handlerFailures.inc({ group: groupId })
         },
       }
+      const deadLetter = async (dead: { message: KafkaMessage; reason: string }[]) => {
+        const sent = await untilDone(
+          () =>
+            dlq
+              .send({
+                topic: dlqTopic,
+                acks: -1,
+                messages: dead.map(({ message, reason }) => ({
+                  key: message.key,
+                  value: message.value,
+                  headers: deadLetterHeaders(
+                    message.headers,
+                    reason,
+                    batch.topic,
+                    batch.partition,
+                    message.offset,
+                  ),
+                })),
+              })
+              .then(() => {}),
+          retry,
+        )
+        if (!sent) return false
+        stats.deadLettered += dead.length
+        deadLetteredTotal.inc({ group: groupId }, dead.length)
+        log.warn(
+          {
+            count: dead.length,
+            partition: batch.partition,
+            reasons: dead.map((p) => p.reason).slice(0, 5),
+          },
+          'events_dead_lettered',
+        )
+        return true
+      }
       for (let start = 0; start < batch.messages.length; start += chunkSize) {
         if (!alive()) return
         const messages = batch.messages.slice(start, start + chunkSize)
         const events: RequestEvent[] = []
+        const decoded: KafkaMessage[] = []
         const poison: { message: KafkaMessage; reason: string }[] = []
         for (const message of messages) {
           try {
             if (!message.value) throw new DecodeError('empty message value')
             events.push(codec.decode(message.value))
+            decoded.push(message)
           } catch (err) {
             if (!(err instanceof DecodeError)) throw err
             poison.push({ message, reason: err.message })
@@ -118,43 +160,23 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
         stats.consumed += messages.length
         consumedTotal.inc({ group: groupId }, messages.length)
         // Dead letters first and on their own: a later handler retry must not send them twice.
-        if (poison.length > 0) {
-          const sent = await untilDone(
-            () =>
-              dlq
-                .send({
-                  topic: dlqTopic,
-                  acks: -1,
-                  messages: poison.map(({ message, reason }) => ({
-                    key: message.key,
-                    value: message.value,
-                    headers: deadLetterHeaders(
-                      message.headers,
-                      reason,
-                      batch.topic,
-                      batch.partition,
-                      message.offset,
-                    ),
-                  })),
-                })
-                .then(() => {}),
-            retry,
-          )
-          if (!sent) return
-          stats.deadLettered += poison.length
-          deadLetteredTotal.inc({ group: groupId }, poison.length)
-          log.warn(
-            {
-              count: poison.length,
-              partition: batch.partition,
-              reasons: poison.map((p) => p.reason).slice(0, 5),
-            },
-            'events_dead_lettered',
-          )
+        if (poison.length > 0 && !(await deadLetter(poison))) return
+        // Rows the handler can never write (ClickHouse refuses them) are isolated from the rest,
+        // which is written; they go to the DLQ before the offsets move past them.
+        let unrecordable: Unrecordable[] = []
+        const written = async () => {
+          unrecordable = await writer.write(events)
         }
-        if (events.length > 0 && !(await untilDone(() => handler.handle(events), retry))) return
-        stats.handled += events.length
-        handledTotal.inc({ group: groupId }, events.length)
+        if (events.length > 0 && !(await untilDone(written, retry))) return
+        if (unrecordable.length > 0) {
+          const dead = unrecordable.map((u) => ({
+            message: decoded[u.index] as KafkaMessage,
+            reason: u.reason,
+          }))
+          if (!(await deadLetter(dead))) return
+        }
+        stats.handled += events.length - unrecordable.length
+        handledTotal.inc({ group: groupId }, events.length - unrecordable.length)
         const last = (messages.at(-1) as KafkaMessage).offset
         resolveOffset(last)
         await commitOffsetsIfNecessary()
@@ -208,6 +230,8 @@ async function untilDone(
 ): Promise<boolean> {
   let backoff = 200
   for (;;) {
+    // A long write (a large insert, or one isolating bad rows) must not cost the group membership.
+    const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS)
     try {
       await work()
       return true
@@ -219,6 +243,8 @@ async function untilDone(
       if (!ctx.alive()) return false
       await ctx.heartbeat().catch(() => {})
       backoff = Math.min(backoff * 2, ctx.maxBackoffMs)
+    } finally {
+      clearInterval(beat)
     }
   }
 }

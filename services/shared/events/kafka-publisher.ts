@@ -1,6 +1,6 @@
 import type { Kafka, Producer } from 'kafkajs'
 import { Counter, Histogram } from 'prom-client'
-import type { Codec } from './codec.ts'
+import { type Codec, encodeEach } from './codec.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventPublisher } from './transport.ts'
@@ -84,15 +84,17 @@ export async function createKafkaPublisher(
 
   return {
     kind: 'kafka',
-    publish(events) {
-      if (events.length === 0) return Promise.resolve()
-      if (closed) return Promise.reject(new Error('event publisher is closed'))
+    async publish(events) {
+      if (events.length === 0) return
+      if (closed) throw new Error('event publisher is closed')
+      // Throws an EncodeError naming the event before anything of the publish is queued.
+      const values = encodeEach(codec, events)
       return new Promise<void>((resolve, reject) => {
         // One publish is one intake: split only when it alone exceeds the cap.
         let part: Pending | undefined
         const parts: Pending[] = []
-        for (const e of events) {
-          const value = codec.encode(e)
+        for (const [i, e] of events.entries()) {
+          const value = values[i] as Buffer
           if (!part || part.bytes + value.length > maxBatchBytes) {
             part = { messages: [], bytes: 0, resolve: () => {}, reject: () => {} }
             parts.push(part)
