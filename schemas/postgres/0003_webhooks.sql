@@ -1,6 +1,7 @@
 -- Webhooks, their deliveries (one per webhook and request, with the exact body bytes sent) and
 -- every attempt. Retries are rows: a delivery is due when status = 'pending' and
--- next_attempt_at <= now(); a dispatcher claims it by pushing next_attempt_at one lease ahead.
+-- next_attempt_at <= now(); a dispatcher claims it by pushing next_attempt_at one lease ahead and
+-- writing a fresh claim_token, and records an outcome only while that token is still the row's.
 create table webhooks (
   id uuid primary key default gen_random_uuid(),
   organization_id uuid not null references organizations (id) on delete cascade,
@@ -32,6 +33,8 @@ create table webhook_deliveries (
   -- attempts since the schedule last started (a manual retry starts it again)
   round_attempts integer not null default 0,
   next_attempt_at timestamptz,
+  -- the claim in force (a uuid per claim); an outcome under an older claim is not written
+  claim_token uuid,
   last_attempt_at timestamptz,
   last_response_status integer,
   last_response_body text,

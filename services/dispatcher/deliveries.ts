@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Sql } from '../shared/postgres.ts'
 import { announceWebhookChange } from './directory.ts'
 import type { EventKind } from './payload.ts'
@@ -19,6 +20,8 @@ export interface ClaimedDelivery {
   requestId: string
   body: Buffer
   roundAttempts: number
+  /** This claim's token: outcomes are written only while the row still carries it. */
+  claimToken: string
 }
 
 export type Next =
@@ -62,9 +65,14 @@ export function createDeliveryRepo(sql: Sql) {
   return {
     /**
      * Records deliveries, at most one per (webhook, request): a redelivered event inserts
-     * nothing. Returns the ids of the rows it inserted, keyed `webhookId:requestId`.
+     * nothing. Returns the ids of the rows it inserted, keyed `webhookId:requestId`, and the
+     * token of the claim on those inserted with `claimed`.
      */
-    async insert(deliveries: NewDelivery[], leaseMs: number): Promise<Map<string, string>> {
+    async insert(
+      deliveries: NewDelivery[],
+      leaseMs: number,
+    ): Promise<{ ids: Map<string, string>; claimToken: string }> {
+      const claimToken = randomUUID()
       const inserted = new Map<string, string>()
       for (let start = 0; start < deliveries.length; start += 1_000) {
         const chunk = deliveries.slice(start, start + 1_000).map((d) => ({
@@ -75,9 +83,10 @@ export function createDeliveryRepo(sql: Sql) {
           claimed: d.claimed,
         }))
         const rows = await sql<{ id: string; webhook_id: string; request_id: string }[]>`
-          insert into webhook_deliveries (webhook_id, request_id, event, body, next_attempt_at)
+          insert into webhook_deliveries (webhook_id, request_id, event, body, next_attempt_at, claim_token)
           select v.webhook_id, v.request_id, v.event, decode(v.body, 'base64'),
-                 case when v.claimed then now() + make_interval(secs => ${leaseMs / 1000}) else now() end
+                 case when v.claimed then now() + make_interval(secs => ${leaseMs / 1000}) else now() end,
+                 case when v.claimed then ${claimToken}::uuid end
           from jsonb_to_recordset(${sql.json(chunk)}::jsonb)
                as v(webhook_id uuid, request_id uuid, event text, body text, claimed boolean)
           -- a webhook deleted or disabled since this process cached it gets nothing
@@ -86,23 +95,27 @@ export function createDeliveryRepo(sql: Sql) {
           returning id, webhook_id, request_id`
         for (const r of rows) inserted.set(`${r.webhook_id}:${r.request_id}`, r.id)
       }
-      return inserted
+      return { ids: inserted, claimToken }
     },
 
-    /** Takes up to `limit` due deliveries for this process by moving them one lease ahead. */
-    async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    /**
+     * Takes up to `limit` due deliveries for this process by moving them one lease ahead under a
+     * new claim token; `held` are ids this process holds already (never claimed twice).
+     */
+    async claimDue(limit: number, leaseMs: number, held: string[] = []): Promise<ClaimedDelivery[]> {
+      const claimToken = randomUUID()
       const rows = await sql<
         { id: string; webhook_id: string; request_id: string; body: Buffer; round_attempts: number }[]
       >`
         with due as (
           select id from webhook_deliveries
-          where status = 'pending' and next_attempt_at <= now()
+          where status = 'pending' and next_attempt_at <= now() and id <> all(${held}::uuid[])
           order by next_attempt_at
           limit ${limit}
           for update skip locked
         )
         update webhook_deliveries d
-        set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+        set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}), claim_token = ${claimToken}
         from due where d.id = due.id
         returning d.id, d.webhook_id, d.request_id, d.body, d.round_attempts`
       return rows.map((r) => ({
@@ -111,22 +124,51 @@ export function createDeliveryRepo(sql: Sql) {
         requestId: r.request_id,
         body: r.body,
         roundAttempts: r.round_attempts,
+        claimToken,
       }))
     },
 
-    /** Hands claimed deliveries back (on shutdown), due at once for whichever process is next. */
-    async release(ids: string[]): Promise<void> {
-      if (ids.length === 0) return
-      await sql`
-        update webhook_deliveries set next_attempt_at = now()
-        where id = any(${ids}::uuid[]) and status = 'pending'`
+    /**
+     * Pushes the lease of held deliveries one lease ahead, for those still under this process's
+     * claim; returns the ids whose claim is gone (taken over, completed, retried or deleted).
+     */
+    async renew(held: ClaimedDelivery[], leaseMs: number): Promise<string[]> {
+      if (held.length === 0) return []
+      // Rows are locked in id order, as complete() locks them: the two never deadlock.
+      const rows = await sql<{ id: string }[]>`
+        with mine as (
+          select d.id from webhook_deliveries d
+          join unnest(${held.map((h) => h.id)}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
+            on d.id = v.id and d.claim_token = v.token
+          where d.status = 'pending'
+          order by d.id
+          for update of d
+        )
+        update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000})
+        from mine where d.id = mine.id
+        returning d.id`
+      const kept = new Set(rows.map((r) => r.id))
+      return held.filter((h) => !kept.has(h.id)).map((h) => h.id)
     },
 
-    /** Records attempts and what follows them, many in one statement. */
+    /** Hands claimed deliveries back (on shutdown), due at once for whichever process is next. */
+    async release(held: ClaimedDelivery[]): Promise<void> {
+      if (held.length === 0) return
+      await sql`
+        update webhook_deliveries d set next_attempt_at = now(), claim_token = null
+        from unnest(${held.map((h) => h.id)}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
+        where d.id = v.id and d.claim_token = v.token and d.status = 'pending'`
+    },
+
+    /**
+     * Records attempts and what follows them, many in one statement; only under the claim they
+     * were made under, on a row still pending: a late outcome never overwrites a newer one.
+     */
     async complete(completions: Completion[]): Promise<void> {
       if (completions.length === 0) return
       const rows = completions.map(({ delivery, attemptedAt, result, next }) => ({
         id: delivery.id,
+        claim_token: delivery.claimToken,
         status: next.status,
         delay_ms: next.status === 'pending' ? next.delayMs : null,
         attempted_at: attemptedAt.toISOString(),
@@ -138,11 +180,18 @@ export function createDeliveryRepo(sql: Sql) {
       await sql`
         with v as (
           select * from jsonb_to_recordset(${sql.json(rows)}::jsonb) as v(
-            id uuid, status text, delay_ms bigint, attempted_at timestamptz, duration_ms integer,
+            id uuid, claim_token uuid, status text, delay_ms bigint, attempted_at timestamptz, duration_ms integer,
             response_status integer, response_body text, error text)
+        ), locked as (
+          -- in id order, as renew() locks them: the two never deadlock
+          select d.id from webhook_deliveries d join v on v.id = d.id
+          where d.claim_token = v.claim_token and d.status = 'pending'
+          order by d.id
+          for update of d
         ), u as (
           update webhook_deliveries d set
             status = v.status,
+            claim_token = null,
             attempts = d.attempts + 1,
             round_attempts = d.round_attempts + 1,
             next_attempt_at = case when v.status = 'pending'
@@ -153,7 +202,8 @@ export function createDeliveryRepo(sql: Sql) {
             last_error = v.error,
             last_duration_ms = v.duration_ms,
             delivered_at = case when v.status = 'delivered' then now() end
-          from v where d.id = v.id
+          from v join locked on locked.id = v.id
+          where d.id = v.id
           returning d.id
         )
         insert into webhook_delivery_attempts
@@ -171,7 +221,7 @@ export function createDeliveryRepo(sql: Sql) {
         if (!row) return
         await tx`
           update webhook_deliveries
-          set status = 'failed', next_attempt_at = null, last_error = 'webhook disabled: ' || ${reason}
+          set status = 'failed', next_attempt_at = null, claim_token = null, last_error = 'webhook disabled: ' || ${reason}
           where webhook_id = ${webhookId} and status = 'pending'`
         await announceWebhookChange(tx, row.organization_id, webhookId)
       })

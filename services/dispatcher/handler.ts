@@ -56,13 +56,20 @@ export function createDispatchHandler(deps: {
         }
       }
       if (deliveries.length === 0) return
-      const inserted = await repo.insert(deliveries, leaseMs)
+      const { ids: inserted, claimToken } = await repo.insert(deliveries, leaseMs)
       recorded.inc(inserted.size)
       const mine = []
       for (const d of deliveries) {
         const id = d.claimed ? inserted.get(`${d.webhookId}:${d.requestId}`) : undefined
         if (id)
-          mine.push({ id, webhookId: d.webhookId, requestId: d.requestId, body: d.body, roundAttempts: 0 })
+          mine.push({
+            id,
+            webhookId: d.webhookId,
+            requestId: d.requestId,
+            body: d.body,
+            roundAttempts: 0,
+            claimToken,
+          })
       }
       worker.enqueue(mine, true)
       log.debug(

@@ -7,7 +7,6 @@ import { Agent, buildConnector, request } from 'undici'
 /** Spec 6.2: a receiver answers 2xx within 5 seconds, or the attempt failed. */
 export const ATTEMPT_TIMEOUT_MS = 5_000
 const RESPONSE_BODY_KEPT = 2_048
-// Past this much the rest of an answer is not worth the connection: it is dropped.
 const RESPONSE_BODY_READ = 65_536
 
 export interface SendResult {
@@ -38,9 +37,15 @@ export class BlockedDestinationError extends Error {
   readonly code = 'EBLOCKEDDESTINATION'
 }
 
+/** The attempt's one deadline (connect, headers and the whole body) passed. */
+class AttemptTimeoutError extends Error {
+  readonly code = 'EATTEMPTTIMEOUT'
+  override readonly name = 'TimeoutError'
+}
+
 /**
- * Outbound HTTPS for deliveries: no redirects (undici follows none unless asked), a 5 s budget
- * for the whole attempt, and unless private networks are allowed, no connection to loopback,
+ * Outbound HTTPS for deliveries: no redirects (undici follows none unless asked), one 5 s deadline
+ * for the whole attempt (connect, headers and body), and unless private networks are allowed, no connection to loopback,
  * private, link-local or metadata addresses: names are checked after DNS resolution (in the
  * socket's lookup, so the address checked is the address connected) and the connected peer is
  * checked again.
@@ -90,43 +95,46 @@ export function createSender(options: SenderOptions): Sender {
       const host = url.hostname.replace(/^\[|\]$/g, '')
       if (guard && isIP(host) && isBlockedAddress(host))
         return failed(`destination address ${host} is not public`)
+      // One deadline for the whole attempt, connect, headers and body alike: the agent's timeouts
+      // only bound idle gaps, and a receiver trickling its answer would hold the attempt for ever.
+      const deadline = new AbortController()
+      const timer = setTimeout(() => deadline.abort(new AttemptTimeoutError()), ATTEMPT_TIMEOUT_MS)
       try {
         const response = await request(url, {
           method: 'POST',
           dispatcher: agent,
           headers: { 'content-type': 'application/json', 'user-agent': 'Tally-Webhooks/1', ...headers },
           body,
-          // The agent's connect, headers and body timeouts bound each phase; the total is checked below.
+          signal: deadline.signal,
         })
-        const length = Number(response.headers['content-length'])
-        const responseBody =
-          length >= 0 && length <= RESPONSE_BODY_READ
-            ? Buffer.from(await response.body.arrayBuffer())
-                .subarray(0, RESPONSE_BODY_KEPT)
-                .toString('utf8')
-            : await readPrefix(response.body)
-        const elapsed = performance.now() - started
-        const late = elapsed > ATTEMPT_TIMEOUT_MS
-        const ok = response.statusCode >= 200 && response.statusCode < 300 && !late
-        return result({
-          ok,
-          status: response.statusCode,
-          responseBody,
-          error: ok
-            ? null
-            : late
-              ? `answered after ${Math.round(elapsed)} ms, over the ${ATTEMPT_TIMEOUT_MS} ms limit`
-              : `receiver answered ${response.statusCode}`,
-          retryAfterMs: parseRetryAfter(response.headers['retry-after']),
-        })
+        const abortBody = () => response.body.destroy(deadline.signal.reason as Error)
+        deadline.signal.addEventListener('abort', abortBody, { once: true })
+        try {
+          const responseBody = await readPrefix(response.body)
+          return result({
+            ok: response.statusCode >= 200 && response.statusCode < 300,
+            status: response.statusCode,
+            responseBody,
+            error:
+              response.statusCode >= 200 && response.statusCode < 300
+                ? null
+                : `receiver answered ${response.statusCode}`,
+            retryAfterMs: parseRetryAfter(response.headers['retry-after']),
+          })
+        } finally {
+          deadline.signal.removeEventListener('abort', abortBody)
+        }
       } catch (err) {
-        return failed(describeError(err))
+        return failed(describeError(deadline.signal.aborted ? deadline.signal.reason : err))
+      } finally {
+        clearTimeout(timer)
       }
     },
     close: () => agent.close(),
   }
 }
 
+/** The first 2 KB of the answer; past 64 KB the rest is not worth the connection and is dropped. */
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
   const chunks: Buffer[] = []
   let kept = 0
@@ -166,7 +174,9 @@ function describeError(err: unknown): string {
   return (e.code ?? cause?.code) ? `${e.code ?? cause?.code}: ${detail}` : detail
 }
 
-// Where a webhook must never reach unless TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS is set.
+// Where a webhook must never reach unless TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS is set: the IANA
+// IPv4 and IPv6 special-purpose address registries, and every range that embeds an IPv4 address
+// (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-translated) since it may embed a private one.
 const BLOCKED = new BlockList()
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // "this" network
@@ -176,18 +186,33 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16], // link-local, cloud metadata 169.254.169.254
   ['172.16.0.0', 12], // private
   ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // documentation (TEST-NET-1)
+  ['192.31.196.0', 24], // AS112-v4
+  ['192.52.193.0', 24], // AMT
+  ['192.88.99.0', 24], // deprecated 6to4 relay anycast
   ['192.168.0.0', 16], // private
+  ['192.175.48.0', 24], // direct delegation AS112 service
   ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // documentation (TEST-NET-2)
+  ['203.0.113.0', 24], // documentation (TEST-NET-3)
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv4')
 for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64: reaches IPv4 space
+  ['::', 96], // unspecified, loopback and IPv4-compatible (::a.b.c.d)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT)
+  ['64:ff9b::', 96], // NAT64 well-known prefix: reaches IPv4 space
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['100::', 64], // discard-only
+  ['2001::', 23], // IETF protocol assignments, Teredo (2001::/32, embeds IPv4) among them
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['3fff::', 20], // documentation
+  ['5f00::', 16], // segment routing SIDs
   ['fc00::', 7], // unique local (AWS metadata fd00:ec2::254)
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // deprecated site-local
   ['ff00::', 8], // multicast
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6')

@@ -3,6 +3,7 @@ import type { Logger } from '../shared/logger.ts'
 import type { ClaimedDelivery, Completion, DeliveryRepo } from './deliveries.ts'
 import { nextAfter } from './deliveries.ts'
 import { activeKeys, type WebhookDirectory } from './directory.ts'
+import { createLeases } from './leases.ts'
 import type { Sender } from './sender.ts'
 import { signatureHeaders } from './signature.ts'
 
@@ -28,9 +29,14 @@ export interface WorkerOptions {
   maxInFlight?: number
   /** Attempts in flight at once to one destination origin. */
   perDestination?: number
-  /** Deliveries held by this process (queued or in flight); half of it at most for due retries. */
+  /**
+   * Deliveries held by this process (queued or in flight), half of it at most for due retries:
+   * only what can start soon is claimed (4 × maxInFlight by default).
+   */
   maxHeld?: number
   pollMs?: number
+  /** How long stop() keeps trying to write outcomes while Postgres fails. */
+  stopBudgetMs?: number
 }
 
 interface Job {
@@ -51,13 +57,22 @@ interface Lane {
  * number of dispatcher processes share the work and a crashed one's claims come due again when
  * their lease ends. Attempts run in per-destination lanes, round robin, fresh before retries, with
  * a cap per lane so one slow receiver cannot take every slot. Outcomes are written in batches.
+ *
+ * Every claim carries a token, and an outcome is written only under the claim it was made under.
+ * The leases of everything this process holds (queued, in flight, outcome not yet written) are
+ * renewed every third of a lease, and the poller never claims an id this process holds, so a
+ * live process's deliveries are never claimed and sent again by another.
  */
 export function createDeliveryWorker(options: WorkerOptions) {
   const { repo, directory, sender, log, schedule, leaseMs } = options
   const maxInFlight = options.maxInFlight ?? 256
   const perDestination = options.perDestination ?? 32
-  const maxHeld = options.maxHeld ?? 4_000
+  const maxHeld = options.maxHeld ?? maxInFlight * 4
   const pollMs = options.pollMs ?? 200
+  const stopBudgetMs = options.stopBudgetMs ?? 10_000
+  const leases = createLeases({ repo, leaseMs, log })
+  const forget = leases.forget
+  let stopDeadline = Number.POSITIVE_INFINITY
   const lanes = new Map<string, Lane>()
   const waiting: string[] = []
   const held = { fresh: 0, retry: 0 }
@@ -72,6 +87,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
   function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
     if (deliveries.length === 0) return
     held[fresh ? 'fresh' : 'retry'] += deliveries.length
+    leases.hold(deliveries)
     void place(deliveries, fresh)
   }
 
@@ -82,17 +98,20 @@ export function createDeliveryWorker(options: WorkerOptions) {
     } catch (err) {
       // Their lease runs out and they come due again.
       log.error({ err, count: deliveries.length }, 'webhook_lookup_failed')
+      for (const delivery of deliveries) forget(delivery)
       release(deliveries.length, fresh)
       return
     }
     if (!running) {
+      for (const delivery of deliveries) forget(delivery)
       release(deliveries.length, fresh)
-      await repo.release(deliveries.map((d) => d.id)).catch(() => {})
+      await repo.release(deliveries).catch(() => {})
       return
     }
     for (const delivery of deliveries) {
       const target = targets.get(delivery.webhookId)
       if (!target) {
+        forget(delivery)
         release(1, fresh) // the webhook was deleted, and its deliveries with it
         continue
       }
@@ -147,7 +166,9 @@ export function createDeliveryWorker(options: WorkerOptions) {
   }
 
   async function attempt({ delivery }: Job): Promise<void> {
+    let completed = false
     try {
+      if (leases.isLost(delivery)) return // no longer ours: whoever holds it sends it
       const target = (await directory.byIds([delivery.webhookId])).get(delivery.webhookId)
       if (!target) return // deleted: deliveries stop at once
       const attemptedAt = new Date()
@@ -161,6 +182,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
           retryAfterMs: null,
         }
         complete({ delivery, attemptedAt, result, next: { status: 'failed', disable: false } })
+        completed = true
         return
       }
       const headers = signatureHeaders({
@@ -172,6 +194,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
       const result = await sender.send(target.destination, delivery.body, headers)
       const next = nextAfter(result, delivery.roundAttempts, schedule)
       complete({ delivery, attemptedAt, result, next })
+      completed = true
       attempts.inc({ outcome: next.status === 'pending' ? 'retry' : next.status })
       attemptSeconds.observe(result.durationMs / 1000)
       if (next.status === 'failed' && next.disable) {
@@ -185,6 +208,8 @@ export function createDeliveryWorker(options: WorkerOptions) {
         )
     } catch (err) {
       log.error({ err, delivery: delivery.id }, 'webhook_attempt_crashed')
+    } finally {
+      if (!completed) forget(delivery) // its lease runs out, if it is still pending
     }
   }
 
@@ -204,16 +229,22 @@ export function createDeliveryWorker(options: WorkerOptions) {
     return flushing
   }
 
+  /** Retries for as long as the process runs, and once stopping, until the stop budget is spent. */
   async function writeWithRetry(batch: Completion[]): Promise<void> {
     for (let backoff = 100; ; backoff = Math.min(backoff * 2, 5_000)) {
       try {
         await repo.complete(batch)
+        for (const { delivery } of batch) forget(delivery)
         return
       } catch (err) {
         // Unrecorded attempts are sent again when their lease ends: at least once, never lost.
         log.error({ err, count: batch.length }, 'webhook_outcomes_write_failed')
-        if (!running) return
-        await new Promise((r) => setTimeout(r, backoff))
+        const left = running ? backoff : Math.min(backoff, stopDeadline - Date.now())
+        if (left <= 0) {
+          for (const { delivery } of batch) forget(delivery)
+          return
+        }
+        await new Promise((r) => setTimeout(r, left))
       }
     }
   }
@@ -224,7 +255,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
       let claimed = 0
       if (room > 0) {
         try {
-          const due = await repo.claimDue(room, leaseMs)
+          const due = await repo.claimDue(room, leaseMs, leases.ids())
           claimed = due.length
           enqueue(due, false)
         } catch (err) {
@@ -249,12 +280,13 @@ export function createDeliveryWorker(options: WorkerOptions) {
     /** Stops claiming, hands back what was not started, lets attempts in flight end, writes outcomes. */
     async stop(): Promise<void> {
       running = false
+      stopDeadline = Date.now() + stopBudgetMs
       wake?.()
       await poller
-      const unstarted: string[] = []
+      const unstarted: ClaimedDelivery[] = []
       for (const lane of lanes.values()) {
         for (const job of [...lane.fresh, ...lane.retry]) {
-          unstarted.push(job.delivery.id)
+          unstarted.push(job.delivery)
           release(1, job.fresh)
         }
         lane.fresh = []
@@ -262,7 +294,9 @@ export function createDeliveryWorker(options: WorkerOptions) {
       }
       if (held.fresh + held.retry > 0) await new Promise<void>((resolve) => idle.add(resolve))
       await flush()
+      leases.stop()
       await repo.release(unstarted).catch((err: unknown) => log.warn({ err }, 'webhook_release_failed'))
+      for (const delivery of unstarted) forget(delivery)
     },
   }
 }

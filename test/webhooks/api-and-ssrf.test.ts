@@ -103,25 +103,29 @@ describe('webhook API', () => {
     })
   })
 
-  it('let only admin keys create, delete and rotate', async () => {
+  it('let any key of the organization create, rotate and delete, not only admin keys', async () => {
     const org = await suite.tally.newOrg()
     const member = await call(org, 'POST', '/v1/api-keys', { name: 'member', role: 'member' })
+    expect(member.statusCode, member.body).toBe(201)
     const headers = { authorization: `Bearer ${member.json().data.api_key}` }
-    const res = await suite.tally.app.inject({
-      method: 'POST',
-      url: '/v1/webhooks',
-      headers,
-      payload: { destination: 'https://hooks.example.com' },
-    })
-    expect(res.statusCode).toBe(403)
-    expect((await suite.tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers })).statusCode).toBe(
-      200,
-    )
+    const as = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+      suite.tally.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload }) })
+    const created = await as('POST', '/v1/webhooks', { destination: 'https://hooks.example.com' })
+    expect(created.statusCode, created.body).toBe(201)
+    const { id } = created.json().data
+    const rotated = await as('POST', `/v1/webhooks/${id}/rotate-key`)
+    expect(rotated.statusCode, rotated.body).toBe(200)
+    // A webhook made by a member is the organization's: the admin key sees it, and vice versa.
+    expect((await call(org, 'GET', '/v1/webhooks')).json().data.map((w: { id: string }) => w.id)).toEqual([
+      id,
+    ])
+    expect((await as('DELETE', `/v1/webhooks/${id}`)).json()).toEqual({ data: null, error: null })
+    expect((await as('GET', '/v1/webhooks')).json().data).toEqual([])
   })
 })
 
 describe('outbound safety (private networks refused)', () => {
-  it.each([
+  it.each<[string, () => string, RegExp]>([
     ['loopback', () => `${suite.receiver.url}/x`, /^destination address 127\.0\.0\.1 is not public$/],
     [
       'IPv6 loopback',
@@ -144,6 +148,44 @@ describe('outbound safety (private networks refused)', () => {
       () => `${suite.receiver.localhostUrl}/x`,
       /^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/,
     ],
+    ...(
+      [
+        ['NAT64 local-use (64:ff9b:1::/48)', '64:ff9b:1::7f00:1'],
+        ['NAT64 well-known (64:ff9b::/96)', '64:ff9b::a9fe:a9fe'],
+        ['6to4 of loopback (2002::/16)', '2002:7f00:1::1'],
+        ['6to4 of a public address (2002::/16, the whole range)', '2002:808:808::1'],
+        ['IPv4-compatible loopback (::/96)', '::7f00:1'],
+        ['IPv4-translated (::ffff:0:0:0/96)', '::ffff:0:a00:1'],
+        ['Teredo (2001::/32)', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+        ['IPv6 documentation (2001:db8::/32)', '2001:db8::1'],
+        ['IPv6 documentation (3fff::/20)', '3fff::1'],
+        ['discard-only (100::/64)', '100::1'],
+        ['deprecated site-local (fec0::/10)', 'fec0::1'],
+        ['segment routing (5f00::/16)', '5f00::1'],
+      ] as const
+    ).map(
+      ([name, address]) =>
+        [name, () => `https://[${address}]:${new URL(suite.receiver.url).port}/x`, /is not public$/] as [
+          string,
+          () => string,
+          RegExp,
+        ],
+    ),
+    ...(
+      [
+        ['TEST-NET-1 (192.0.2.0/24)', '192.0.2.10'],
+        ['TEST-NET-2 (198.51.100.0/24)', '198.51.100.10'],
+        ['TEST-NET-3 (203.0.113.0/24)', '203.0.113.10'],
+        ['6to4 relay anycast (192.88.99.0/24)', '192.88.99.1'],
+        ['AS112 (192.31.196.0/24)', '192.31.196.1'],
+        ['AMT (192.52.193.0/24)', '192.52.193.1'],
+        ['AS112 direct delegation (192.175.48.0/24)', '192.175.48.1'],
+        ['limited broadcast', '255.255.255.255'],
+      ] as const
+    ).map(
+      ([name, address]) =>
+        [name, () => `https://${address}/x`, /is not public$/] as [string, () => string, RegExp],
+    ),
   ])('refuse %s without connecting', async (_name, destination, error) => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, destination())

@@ -223,6 +223,123 @@ describe('webhook deliveries', () => {
     expect(verifyWebhook({ body: got.body, headers: newKeyService, hmacKey: newKey })).toEqual({ ok: true })
   })
 
+  it('refuse a second rotation while the previous key still signs, naming when the overlap ends', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const rotate = () =>
+      suite.tally.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/rotate-key`,
+        headers: org.headers,
+      })
+    const first = await rotate()
+    expect(first.statusCode, first.body).toBe(200)
+    const { hmac_key: newKey, previous_key_expires_at: endsAt } = first.json().data
+    const second = await rotate()
+    expect(second.statusCode).toBe(409)
+    expect(second.json()).toEqual({
+      data: null,
+      error: `Key rotation refused: the previous key keeps signing until ${new Date(endsAt).toISOString()}; rotate again after that, once your receiver has the current key`,
+    })
+    // The refused rotation changed nothing: X-Service-Signature still uses the key the receiver has.
+    const sent = await suite.tally.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${hook.id}/test`,
+      headers: org.headers,
+    })
+    expect(sent.json().data).toMatchObject({ delivered: true })
+    const [got] = suite.receiver.to(hook.path)
+    expect(got?.headers['x-service-signature']).toBe(
+      createHmac('sha256', hook.hmac_key)
+        .update(got?.body ?? '')
+        .digest('hex'),
+    )
+    expect(verifyWebhook({ body: got?.body ?? '', headers: got?.headers ?? {}, hmacKey: newKey }).ok).toBe(
+      false,
+    )
+    expect(String(got?.headers['webhook-signature']).split(' ')).toHaveLength(2)
+  })
+
+  it('stop signing with the previous key once the overlap ends, and allow the next rotation then', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const rotate = () =>
+      suite.tally.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/rotate-key`,
+        headers: org.headers,
+      })
+    const test = () =>
+      suite.tally.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/test`, headers: org.headers })
+    const second = (await rotate()).json().data.hmac_key as string
+    // 24 h pass.
+    await suite.tally.sql`
+      update webhooks set previous_key_expires_at = now() - interval '1 second' where id = ${hook.id}`
+    expect((await test()).json().data).toMatchObject({ delivered: true })
+    const [afterOverlap] = suite.receiver.to(hook.path)
+    expect(String(afterOverlap?.headers['webhook-signature']).split(' ')).toHaveLength(1)
+    expect(
+      verifyWebhook({
+        body: afterOverlap?.body ?? '',
+        headers: afterOverlap?.headers ?? {},
+        hmacKey: second,
+      }),
+    ).toEqual({ ok: true })
+
+    const next = await rotate()
+    expect(next.statusCode, next.body).toBe(200)
+    const third = next.json().data.hmac_key as string
+    const [row] = await suite.tally.sql<{ previous_hmac_key: string }[]>`
+      select previous_hmac_key from webhooks where id = ${hook.id}`
+    expect(row?.previous_hmac_key).toBe(second) // the expired first key is gone
+    expect((await test()).json().data).toMatchObject({ delivered: true })
+    const got = suite.receiver.to(hook.path)[1]
+    // The oldest active key is now the second one, which the receiver has had for a day.
+    expect(verifyWebhook({ body: got?.body ?? '', headers: got?.headers ?? {}, hmacKey: second })).toEqual({
+      ok: true,
+    })
+    expect(
+      verifyWebhook({ body: got?.body ?? '', headers: got?.headers ?? {}, hmacKey: hook.hmac_key }).ok,
+    ).toBe(false)
+    expect(String(got?.headers['webhook-signature']).split(' ')).toHaveLength(2)
+    expect(
+      verifyWebhook({
+        body: got?.body ?? '',
+        headers: {
+          ...got?.headers,
+          'x-service-signature': createHmac('sha256', third)
+            .update(got?.body ?? '')
+            .digest('hex'),
+        },
+        hmacKey: third,
+      }),
+    ).toEqual({ ok: true })
+  })
+
+  it('answer 404 Webhook not found, recording nothing, when the webhook is deleted during its test send', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    let deleted: Promise<{ statusCode: number }> | undefined
+    // The receiver answers only once the webhook is deleted.
+    suite.receiver.on(hook.path, () => {
+      deleted = Promise.resolve(
+        suite.tally.app.inject({ method: 'DELETE', url: `/v1/webhooks/${hook.id}`, headers: org.headers }),
+      )
+      return { after: deleted }
+    })
+    const res = await suite.tally.app.inject({
+      method: 'POST',
+      url: `/v1/webhooks/${hook.id}/test`,
+      headers: org.headers,
+    })
+    expect((await deleted)?.statusCode).toBe(200)
+    expect(suite.receiver.to(hook.path)).toHaveLength(1)
+    expect(res.statusCode, res.body).toBe(404)
+    expect(res.json()).toEqual({ data: null, error: 'Webhook not found' })
+    const rows = await suite.tally.sql`select 1 from webhook_deliveries where webhook_id = ${hook.id}`
+    expect(rows).toHaveLength(0)
+  })
+
   it('report the outcome of a test event, and record it in the deliveries log', async () => {
     const org = await suite.tally.newOrg()
     const good = await createWebhook(suite.tally, org, suite.receiver.url)

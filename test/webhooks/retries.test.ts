@@ -70,6 +70,28 @@ describe('webhook retries and their end', () => {
     ])
   }, 20_000)
 
+  it('end an attempt whose answer trickles in after 5 s in all, and retry it', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    // Headers at once, then a byte every 300 ms: no idle gap ever reaches a per-phase timeout.
+    suite.receiver.on(hook.path, (_r, nth) => (nth === 1 ? { trickleMs: 300 } : { status: 204 }))
+    await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
+    await until(
+      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
+      'delivered',
+      15_000,
+    )
+    const rows = await suite.tally.sql`
+      select a.error, a.response_status, a.duration_ms from webhook_delivery_attempts a
+      join webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = ${hook.id} order by a.id`
+    expect(rows.map((r) => [r.error, r.response_status])).toEqual([
+      ['no answer within 5000 ms', null],
+      [null, 204],
+    ])
+    expect(rows[0]?.duration_ms).toBeGreaterThanOrEqual(4_900)
+    expect(rows[0]?.duration_ms).toBeLessThan(5_500)
+  }, 20_000)
+
   it('wait at least as long as Retry-After asks', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)

@@ -90,22 +90,41 @@ export function createWebhookRepo(sql: Sql) {
       })
     },
 
-    /** A new key; the current one keeps signing beside it until the overlap ends. */
+    /**
+     * A new key; the current one keeps signing beside it until the overlap ends. Refused while an
+     * overlap is running: X-Service-Signature uses the oldest active key, and a second rotation
+     * would switch it to a key the receiver may never have stored. An expired previous key is
+     * replaced here, and every read ignores it once expired.
+     */
     async rotateKey(
       organizationId: string,
       id: string,
-    ): Promise<{ hmacKey: string; previousKeyExpiresAt: Date } | null> {
+    ): Promise<
+      | { rotated: true; hmacKey: string; previousKeyExpiresAt: Date }
+      | { rotated: false; overlapEndsAt: Date }
+      | null
+    > {
       if (!isUuid(id)) return null
       const hmacKey = generateHmacKey()
       return sql.begin(async (tx) => {
+        const [current] = await tx<{ overlap_ends_at: Date | null }[]>`
+          select case when previous_key_expires_at > now() then previous_key_expires_at end as overlap_ends_at
+          from webhooks where organization_id = ${organizationId} and id = ${id}
+          for update`
+        if (!current) return null
+        if (current.overlap_ends_at)
+          return { rotated: false as const, overlapEndsAt: current.overlap_ends_at }
         const [row] = await tx<{ previous_key_expires_at: Date }[]>`
           update webhooks set previous_hmac_key = hmac_key, hmac_key = ${hmacKey},
             previous_key_expires_at = now() + make_interval(secs => ${KEY_OVERLAP_MS / 1000})
           where organization_id = ${organizationId} and id = ${id}
           returning previous_key_expires_at`
-        if (!row) return null
         await announceWebhookChange(tx, organizationId, id)
-        return { hmacKey, previousKeyExpiresAt: row.previous_key_expires_at }
+        return {
+          rotated: true as const,
+          hmacKey,
+          previousKeyExpiresAt: (row as { previous_key_expires_at: Date }).previous_key_expires_at,
+        }
       })
     },
 
@@ -141,7 +160,7 @@ export function createWebhookRepo(sql: Sql) {
       return sql.begin(async (tx) => {
         const [row] = await tx<DeliveryRow[]>`
           update webhook_deliveries set status = 'pending', round_attempts = 0, next_attempt_at = now(),
-            delivered_at = null
+            claim_token = null, delivered_at = null
           where id = ${deliveryId} and webhook_id = ${webhookId}
           returning ${deliveryColumns}`
         if (!row) return null
@@ -153,7 +172,10 @@ export function createWebhookRepo(sql: Sql) {
       })
     },
 
-    /** Records a delivery made by the test endpoint with its one attempt. */
+    /**
+     * Records a delivery made by the test endpoint with its one attempt; false (nothing recorded)
+     * when the webhook was deleted meanwhile.
+     */
     async recordTestDelivery(input: {
       id: string
       webhookId: string
@@ -165,20 +187,24 @@ export function createWebhookRepo(sql: Sql) {
       durationMs: number
       responseBody: string | null
       error: string | null
-    }): Promise<void> {
+    }): Promise<boolean> {
       const clean = (t: string | null) => (t === null ? null : t.replaceAll('\u0000', ''))
       return sql.begin(async (tx) => {
         const [row] = await tx<{ id: string }[]>`
           insert into webhook_deliveries (id, webhook_id, request_id, event, body, status, attempts, round_attempts,
             last_attempt_at, last_response_status, last_response_body, last_error, last_duration_ms, delivered_at)
-          values (${input.id}, ${input.webhookId}, ${input.requestId}, 'webhook.test', ${input.body},
+          select ${input.id}, w.id, ${input.requestId}, 'webhook.test', ${input.body},
             ${input.ok ? 'delivered' : 'failed'}, 1, 1, ${input.attemptedAt}, ${input.status},
-            ${clean(input.responseBody)}, ${clean(input.error)}, ${input.durationMs}, ${input.ok ? input.attemptedAt : null})
+            ${clean(input.responseBody)}, ${clean(input.error)}, ${input.durationMs}, ${input.ok ? input.attemptedAt : null}
+          from webhooks w where w.id = ${input.webhookId}
+          for share of w
           returning id`
-        const id = (row as { id: string }).id
+        if (!row) return false
+        const id = row.id
         await tx`
           insert into webhook_delivery_attempts (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
           values (${id}, ${input.attemptedAt}, ${input.durationMs}, ${input.status}, ${clean(input.responseBody)}, ${clean(input.error)})`
+        return true
       })
     },
   }

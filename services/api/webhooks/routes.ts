@@ -5,9 +5,9 @@ import { buildPayload, testEvent } from '../../dispatcher/payload.ts'
 import { createSender } from '../../dispatcher/sender.ts'
 import { signatureHeaders } from '../../dispatcher/signature.ts'
 import type { Config } from '../../shared/config.ts'
-import { notFound } from '../../shared/errors.ts'
+import { conflict, notFound } from '../../shared/errors.ts'
 import type { Sql } from '../../shared/postgres.ts'
-import { principalOf, requireAdmin } from '../http/auth.ts'
+import { principalOf } from '../http/auth.ts'
 import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
 import { createWebhookRepo, type WebhookRow } from './repo.ts'
 
@@ -130,12 +130,12 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks', {
       schema: {
         tags: ['webhooks'],
-        summary: 'Register a webhook (admin keys only). hmac_key is in this answer and never again.',
+        summary: 'Register a webhook. hmac_key is in this answer and never again.',
         body: createBody,
         response: { 201: envelope(webhook.extend({ hmac_key: z.string() })), ...errorResponses },
       },
       handler: async (request, reply) => {
-        const { organizationId } = requireAdmin(request)
+        const { organizationId } = principalOf(request)
         const { destination, config, includeData } = request.body
         const { webhook: row, hmacKey } = await repo.create({
           organizationId,
@@ -159,12 +159,12 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.delete('/v1/webhooks/:id', {
       schema: {
         tags: ['webhooks'],
-        summary: 'Delete a webhook (admin keys only); deliveries stop at once, in-flight ones may land',
+        summary: 'Delete a webhook; deliveries stop at once, in-flight ones may land',
         params: idParams,
         response: { 200: envelope(z.null()), ...errorResponses },
       },
       handler: async (request) => {
-        const { organizationId } = requireAdmin(request)
+        const { organizationId } = principalOf(request)
         if (!(await repo.delete(organizationId, request.params.id))) throw webhookNotFound()
         return ok(null)
       },
@@ -206,7 +206,11 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           keys: await repo.activeKeys(row.id),
         })
         const result = await sender.send(row.destination, body, headers)
-        await repo.recordTestDelivery({ id, webhookId: row.id, requestId, body, attemptedAt, ...result })
+        // Deleted while the test was sent: nothing to record it under.
+        if (
+          !(await repo.recordTestDelivery({ id, webhookId: row.id, requestId, body, attemptedAt, ...result }))
+        )
+          throw webhookNotFound()
         return ok({
           delivery_id: id,
           delivered: result.ok,
@@ -250,19 +254,26 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks/:id/rotate-key', {
       schema: {
         tags: ['webhooks'],
-        summary: 'Issue a new hmac_key (admin keys only); the old one keeps signing beside it for 24 h',
+        summary:
+          'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
         response: {
           200: envelope(
             z.object({ id: z.uuid(), hmac_key: z.string(), previous_key_expires_at: isoTimestamp }),
           ),
           ...errorResponses,
+          409: errorResponses[400],
         },
       },
       handler: async (request) => {
-        const { organizationId } = requireAdmin(request)
+        const { organizationId } = principalOf(request)
         const rotated = await repo.rotateKey(organizationId, request.params.id)
         if (!rotated) throw webhookNotFound()
+        if (!rotated.rotated)
+          throw conflict(
+            `Key rotation refused: the previous key keeps signing until ${rotated.overlapEndsAt.toISOString()}; ` +
+              'rotate again after that, once your receiver has the current key',
+          )
         return ok({
           id: request.params.id,
           hmac_key: rotated.hmacKey,

@@ -82,6 +82,10 @@ export interface Reply {
   body?: string
   /** Answer after this long (a receiver that is too slow). */
   delayMs?: number
+  /** Answer only once this settles (something the test does while the request is on the wire). */
+  after?: Promise<unknown>
+  /** Send the status and headers at once, then the body one byte every this many ms, for ever. */
+  trickleMs?: number
 }
 
 /** Decides the answer to a request; `nth` counts the requests to that path, from 1. */
@@ -115,9 +119,17 @@ export async function startReceiver(certs: Certificates): Promise<Receiver> {
       const send = () => {
         if (res.destroyed) return
         res.writeHead(reply.status ?? 200, { 'content-type': 'text/plain', ...reply.headers })
-        res.end(reply.body ?? 'ok')
+        if (!reply.trickleMs) return res.end(reply.body ?? 'ok')
+        res.flushHeaders()
+        const drip = setInterval(() => {
+          if (res.destroyed) clearInterval(drip)
+          else res.write('.')
+        }, reply.trickleMs)
+        drip.unref()
+        res.on('close', () => clearInterval(drip))
       }
-      if (reply.delayMs) setTimeout(send, reply.delayMs).unref()
+      if (reply.after) void reply.after.finally(send)
+      else if (reply.delayMs) setTimeout(send, reply.delayMs).unref()
       else send()
     })
   })

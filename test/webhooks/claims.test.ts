@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { type ClaimedDelivery, createDeliveryRepo } from '../../services/dispatcher/deliveries.ts'
+import { createWebhookDirectory } from '../../services/dispatcher/directory.ts'
+import { createSender } from '../../services/dispatcher/sender.ts'
+import { createDeliveryWorker } from '../../services/dispatcher/worker.ts'
+import { createLogger } from '../../services/shared/logger.ts'
+import { sampleEvent } from '../support/events.ts'
+import { createWebhook, deliveriesOf } from './support/api.ts'
+import { until } from './support/receiver.ts'
+import { webhookSuite } from './support/suite.ts'
+
+const suite = webhookSuite({
+  TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+  // A lease shorter than one answer of the slow receiver below, and fewer slots than deliveries.
+  TALLY_WEBHOOK_CLAIM_TTL: '1s',
+  TALLY_WEBHOOK_CONCURRENCY: '2',
+  TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: '2',
+})
+
+const requestIdOf = (body: Buffer) => JSON.parse(body.toString()).metadata.requestId as string
+
+describe('delivery claims', () => {
+  it('send every delivery exactly once when the receiver is slower than the lease and the slots are few', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    suite.receiver.on(hook.path, () => ({ delayMs: 1_500 }))
+    const events = Array.from({ length: 6 }, () => sampleEvent({ organization_id: org.organizationId }))
+    await suite.tally.publisher.publish(events)
+    await until(
+      async () =>
+        (await deliveriesOf(suite.tally, org, hook.id)).filter((d) => d.status === 'delivered').length === 6,
+      'all 6 delivered',
+      20_000,
+    )
+    const received = suite.receiver.to(hook.path).map((r) => requestIdOf(r.body))
+    expect(received.sort()).toEqual(events.map((e) => e.request_id).sort())
+    const rows = await suite.tally.sql<{ attempts: number; n: number }[]>`
+      select d.attempts, (select count(*)::int from webhook_delivery_attempts a where a.delivery_id = d.id) as n
+      from webhook_deliveries d where d.webhook_id = ${hook.id}`
+    expect(rows).toHaveLength(6)
+    expect(rows.every((r) => r.attempts === 1 && r.n === 1)).toBe(true)
+  }, 30_000)
+
+  it('write an outcome only under the claim it was made under, and never over a final one', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
+    const repo = createDeliveryRepo(suite.tally.sql)
+    const body = Buffer.from('{}')
+    const requestId = randomUUID()
+    const { ids, claimToken } = await repo.insert(
+      [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
+      60_000,
+    )
+    const id = ids.get(`${hook.id}:${requestId}`) as string
+    const delivery: ClaimedDelivery = {
+      id,
+      webhookId: hook.id,
+      requestId,
+      body,
+      roundAttempts: 0,
+      claimToken,
+    }
+    const result = { durationMs: 1, responseBody: null, retryAfterMs: null }
+    const delivered = { ...result, ok: true, status: 200, error: null }
+    const failed = { ...result, ok: false, status: 500, error: 'receiver answered 500' }
+    const attemptedAt = new Date()
+    const state = async () =>
+      (
+        await suite.tally.sql<{ status: string; attempts: number }[]>`
+          select status, attempts from webhook_deliveries where id = ${id}`
+      )[0]
+
+    // Another claim's outcome (a process whose lease ran out) is not written.
+    await repo.complete([
+      {
+        delivery: { ...delivery, claimToken: randomUUID() },
+        attemptedAt,
+        result: failed,
+        next: { status: 'pending', delayMs: 1_000 },
+      },
+    ])
+    expect(await state()).toEqual({ status: 'pending', attempts: 0 })
+    await repo.complete([{ delivery, attemptedAt, result: delivered, next: { status: 'delivered' } }])
+    expect(await state()).toEqual({ status: 'delivered', attempts: 1 })
+    // A late outcome under the same claim never sets it back to pending nor counts twice.
+    await repo.complete([
+      { delivery, attemptedAt, result: failed, next: { status: 'pending', delayMs: 1_000 } },
+    ])
+    expect(await state()).toEqual({ status: 'delivered', attempts: 1 })
+  })
+
+  it('keep trying to write outcomes while stopping, so a failing write loses nothing', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    const { sql } = suite.tally
+    // Postgres refuses every update of this webhook's deliveries while it is listed; the sequence
+    // counts refusals (sequences are not rolled back).
+    await sql.unsafe(`
+      create table if not exists test_failing_webhooks (webhook_id uuid primary key);
+      create sequence if not exists test_refused_writes;
+      create or replace function test_refuse_writes() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from test_failing_webhooks f where f.webhook_id = new.webhook_id) then
+          perform nextval('test_refused_writes');
+          raise exception 'outcome writes are failing';
+        end if;
+        return new;
+      end $$;
+      create or replace trigger test_refuse_writes before update on webhook_deliveries
+        for each row execute function test_refuse_writes();`)
+    const refused = async () =>
+      (
+        await sql<{ n: string }[]>`
+          select (case when is_called then last_value else 0 end)::text as n from test_refused_writes`
+      ).map((r) => Number(r.n))[0] ?? 0
+    const refusedBefore = await refused()
+
+    const log = createLogger({ TALLY_LOG_LEVEL: 'silent' }, 'test-worker')
+    const repo = createDeliveryRepo(sql)
+    const directory = await createWebhookDirectory(sql, log)
+    const sender = createSender({
+      allowPrivateNetworks: true,
+      connectionsPerDestination: 2,
+      caFile: suite.certs.caFile,
+    })
+    const worker = createDeliveryWorker({
+      repo,
+      directory,
+      sender,
+      log,
+      schedule: [100],
+      leaseMs: 60_000,
+      pollMs: 50,
+    })
+    try {
+      const body = Buffer.from('{"metadata":{"requestId":"x"}}')
+      const requestId = randomUUID()
+      const { ids, claimToken } = await repo.insert(
+        [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
+        60_000,
+      )
+      const id = ids.get(`${hook.id}:${requestId}`) as string
+      let answer: () => void = () => {}
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve
+      })
+      suite.receiver.on(hook.path, () => ({ after: answered }))
+      worker.enqueue([{ id, webhookId: hook.id, requestId, body, roundAttempts: 0, claimToken }], true)
+      await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be on the wire')
+
+      await sql`insert into test_failing_webhooks values (${hook.id})`
+      const stopped = worker.stop()
+      answer()
+      await until(async () => (await refused()) > refusedBefore, 'an outcome write to be refused')
+      await sql`delete from test_failing_webhooks where webhook_id = ${hook.id}`
+      await stopped
+
+      const [row] = await sql<{ status: string; attempts: number }[]>`
+        select status, attempts from webhook_deliveries where id = ${id}`
+      expect(row).toEqual({ status: 'delivered', attempts: 1 })
+      expect(suite.receiver.to(hook.path)).toHaveLength(1)
+    } finally {
+      await sql`delete from test_failing_webhooks where webhook_id = ${hook.id}`
+      await sender.close()
+      await directory.close()
+    }
+  }, 20_000)
+})
