@@ -68,7 +68,7 @@ async function serve() {
   const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
   const { toRequestEvent } = await import('../services/api/requests/intake.ts')
   const { loadPriceTable } = await import('../services/api/requests/prices.ts')
-  const { toRow } = await import('../services/ingest/rows.ts')
+  const { ROW_COLUMNS, toCompactRow } = await import('../services/ingest/rows.ts')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
   const run = Date.now().toString(36)
@@ -109,12 +109,18 @@ async function serve() {
       const ceilingOrg = (await createApiKeyRepo(sql).createOrganization(`bench-ceiling-${run}`)).organization
         .id
       const rows = Array.from({ length: 5_000 }, (_, i) =>
-        toRow(toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices)),
+        toCompactRow(toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices)),
       )
       const started = performance.now()
       for (let done = 0; done < m.rows; done += rows.length) {
-        const chunk = rows.map((r) => ({ ...r, request_id: crypto.randomUUID() }))
-        await ch.insert({ table: 'request_response_rmt', values: chunk, format: 'JSONEachRow' })
+        // request_id is the second column; the same format and columns as the consumer's inserts.
+        const chunk = rows.map((r) => r.with(1, crypto.randomUUID()))
+        await ch.insert({
+          table: 'request_response_rmt',
+          columns: [...ROW_COLUMNS],
+          values: chunk,
+          format: 'JSONCompactEachRow',
+        })
       }
       const seconds = (performance.now() - started) / 1000
       send({ ceiling: m.rows / seconds, bytes: JSON.stringify(rows[0]).length })
@@ -156,7 +162,13 @@ async function measure() {
     const m = /KAFKA_BROKERS=(\S+)/.exec(readFileSync(join(infraDir, 'env'), 'utf8'))
     env.KAFKA_BROKERS = m?.[1]
   }
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, stdio: 'inherit' })
+  // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's process only.
+  const childArgs = process.env.BENCH_CHILD_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []
+  const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
+    env,
+    stdio: 'inherit',
+    execArgv: [...process.execArgv, ...childArgs],
+  })
   // Answers come back in any order (a slow query, a quick RSS reading): matched by id.
   const replies = new Map<number, (m: Record<string, unknown>) => void>()
   let nextId = 1

@@ -3,7 +3,7 @@ import type { ClickHouseClient } from '../shared/clickhouse.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
-import { toRow } from './rows.ts'
+import { ROW_COLUMNS, toCompactRow } from './rows.ts'
 
 export const REQUEST_TABLE = 'request_response_rmt'
 
@@ -72,7 +72,12 @@ export function createIngestHandler(client: ClickHouseClient, log: Logger): Even
       if (events.length === 0) return
       const stop = batchSeconds.startTimer()
       try {
-        await client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
+        await client.insert({
+          table: REQUEST_TABLE,
+          columns: [...ROW_COLUMNS],
+          values: events.map(toCompactRow),
+          format: 'JSONCompactEachRow',
+        })
       } finally {
         stop()
       }

@@ -88,9 +88,20 @@ export function createAvroCodec<T>(
     const key = schemaFingerprint(writer).toString('hex')
     if (!resolvers.has(key)) resolvers.set(key, reader.createResolver(writer))
   }
+  // The header is written once; each event is encoded after it in this scratch buffer (grown
+  // when an event does not fit) and copied out once, instead of avsc's zero-filled toBuffer copy
+  // followed by a second copy to prepend the header.
+  let scratch = Buffer.allocUnsafe(64 * 1024)
+  header.copy(scratch)
   return {
     encode(value) {
-      return Buffer.concat([header, reader.toBuffer(value)])
+      let end = reader.encode(value, scratch, header.length)
+      if (end < 0) {
+        scratch = Buffer.allocUnsafe(Math.max(2 * scratch.length, scratch.length - end))
+        header.copy(scratch)
+        end = reader.encode(value, scratch, header.length)
+      }
+      return Buffer.from(scratch.subarray(0, end))
     },
     decode(bytes) {
       if (bytes.length < HEADER_LENGTH || bytes[0] !== MARKER[0] || bytes[1] !== MARKER[1]) {
