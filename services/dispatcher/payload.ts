@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { RequestEvent } from '../shared/events/request-event.ts'
+import { parseEventBody, type RequestEvent } from '../shared/events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
 export const PAYLOAD_VERSION = '2026-11-01'
@@ -26,7 +26,7 @@ export function buildPayload(event: RequestEvent, includeData: boolean, kind: Ev
       event: kind,
     },
     ...(includeData
-      ? { request: parseBody(event.request_body), response: parseBody(event.response_body) }
+      ? { request: parseEventBody(event.request_body), response: parseEventBody(event.response_body) }
       : {}),
     metrics: {
       latency_ms: event.latency_ms,
@@ -39,16 +39,6 @@ export function buildPayload(event: RequestEvent, includeData: boolean, kind: Ev
     properties: event.properties,
   }
   return Buffer.from(JSON.stringify(payload))
-}
-
-/** Bodies travel as JSON text; one that is not JSON is passed on as a string, an empty one as null. */
-function parseBody(text: string): unknown {
-  if (text === '') return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 /**

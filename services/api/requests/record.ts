@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { parseEventBody } from '../../shared/events/request-event.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import type { RequestRow } from './repo.ts'
 
@@ -38,15 +39,6 @@ export type RequestRecord = z.infer<typeof requestRecord>
 const utc = (text: string) =>
   new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`)
 
-function parseBody(text: string): unknown {
-  if (text === '') return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
-}
-
 export function toRecord(row: RequestRow): RequestRecord {
   const record: RequestRecord = {
     request_id: row.request_id,
@@ -71,7 +63,7 @@ export function toRecord(row: RequestRow): RequestRecord {
     prompt_version_id: row.prompt_version,
     target_url: row.target_url,
   }
-  if (row.request_body !== undefined) record.request_body = parseBody(row.request_body)
-  if (row.response_body !== undefined) record.response_body = parseBody(row.response_body)
+  if (row.request_body !== undefined) record.request_body = parseEventBody(row.request_body)
+  if (row.response_body !== undefined) record.response_body = parseEventBody(row.response_body)
   return record
 }

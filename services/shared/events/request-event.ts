@@ -33,3 +33,13 @@ export const requestEventSchema = z.object({
 })
 
 export type RequestEvent = z.infer<typeof requestEventSchema>
+
+/** Bodies travel as JSON text; one that is not JSON is read as a string, an empty one as null. */
+export function parseEventBody(text: string): unknown {
+  if (text === '') return null
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
