@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
@@ -99,6 +99,8 @@ async function providePostgres(containers: boolean, cleanups: (() => Promise<voi
   }
   // Embedded: the same real Postgres binaries `npm start` uses, in a throwaway directory.
   const dir = mkdtempSync(join(tmpdir(), 'tally-test-pg-'))
+  // As root, embedded Postgres runs as the postgres user, which must be able to enter the directory.
+  chmodSync(dir, 0o755)
   const { openPostgres } = await import('../../services/shared/postgres.ts')
   const { pino } = await import('pino')
   const config = { TALLY_DATA_DIR: dir } as Parameters<typeof openPostgres>[0]
