@@ -18,6 +18,7 @@ import { SCHEMAS_DIR } from '../services/shared/engines.ts'
 import type { RequestEvent } from '../services/shared/events/request-event.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { migratePostgres } from '../services/shared/migrate.ts'
+import { createScratchDatabase } from '../test/support/scratch-database.ts'
 import { makeCertificates } from '../test/webhooks/support/receiver.ts'
 
 const THROUGHPUT_EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
@@ -284,21 +285,10 @@ function pct(values: number[], p: number): number {
 }
 
 /** DATABASE_URL's server, in a database of the bench's own (dropped at the end). */
-async function benchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+function benchDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const baseUrl = process.env.DATABASE_URL
   if (!baseUrl) throw new Error('bench:webhooks needs DATABASE_URL (a Postgres it may create a database on)')
-  const name = `tally_bench_webhooks_${randomUUID().replaceAll('-', '').slice(0, 8)}`
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`create database ${name}`)
-  const url = new URL(baseUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.unsafe(`drop database if exists ${name} with (force)`)
-      await admin.end()
-    },
-  }
+  return createScratchDatabase(baseUrl, 'tally_bench_webhooks')
 }
 
 function template(organizationId: string): RequestEvent {

@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openClickHouse } from '../../services/shared/clickhouse.ts'
 import { loadConfig } from '../../services/shared/config.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
-import { createKafka, createKafkaPublisher, ensureTopics } from '../../services/shared/events/kafka.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
 import { cleanUpProcesses, freshDataDir, spawnTally, stopTally } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
+import { eventsWritten, publishToTopic } from './processes.ts'
 
 const brokers = engines().kafkaBrokers
 const EVENTS = 4_000
@@ -32,28 +30,15 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
       TALLY_INGEST_CHUNK_SIZE: '25',
       TALLY_LOG_LEVEL: 'warn',
     }
-    const config = loadConfig(env)
-    const kafka = createKafka(config, pino({ level: 'silent' }))
-    await ensureTopics(kafka, config)
-    const publisher = await createKafkaPublisher(
-      kafka,
-      config.TALLY_REQUEST_TOPIC,
-      await loadRequestEventCodec(),
+    const { config, kafka } = await publishToTopic(
+      env,
+      Array.from({ length: EVENTS }, () => sampleEvent({ organization_id: org })),
     )
-    await publisher.publish(Array.from({ length: EVENTS }, () => sampleEvent({ organization_id: org })))
-    await publisher.close()
 
     const start = async () => {
       const port = await freePort()
       const p = spawnTally('services/ingest/main.ts', { ...env, TALLY_METRICS_PORT: String(port) })
-      const written = async () => {
-        try {
-          const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-          return Number(/^tally_events_written_total (\d+)$/m.exec(text)?.[1] ?? 0)
-        } catch {
-          return 0
-        }
-      }
+      const written = () => eventsWritten(port)
       return { ...p, written }
     }
 

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../services/shared/config.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
-import { createKafka, createKafkaPublisher, ensureTopics } from '../../services/shared/events/kafka.ts'
 import { startMetricsServer } from '../../services/shared/metrics-server.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
 import { cleanUpProcesses, freshDataDir, spawnTally, stopTally } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
+import { eventsWritten, publishToTopic } from './processes.ts'
 
 const brokers = engines().kafkaBrokers
 
@@ -43,26 +40,13 @@ describe('metrics of processes without the API', () => {
         TALLY_CONSUMER_GROUP_PREFIX: `run-${run}.`,
         TALLY_LOG_LEVEL: 'warn',
       }
-      const config = loadConfig(env)
-      const kafka = createKafka(config, pino({ level: 'silent' }))
-      await ensureTopics(kafka, config)
-      const publisher = await createKafkaPublisher(
-        kafka,
-        config.TALLY_REQUEST_TOPIC,
-        await loadRequestEventCodec(),
+      await publishToTopic(
+        env,
+        Array.from({ length: 12 }, () => sampleEvent()),
       )
-      await publisher.publish(Array.from({ length: 12 }, () => sampleEvent()))
-      await publisher.close()
 
       const child = spawnTally('services/ingest/main.ts', env)
-      const written = async () => {
-        try {
-          const text = await (await fetch(`http://127.0.0.1:${env.TALLY_METRICS_PORT}/metrics`)).text()
-          return Number(/^tally_events_written_total (\d+)$/m.exec(text)?.[1] ?? 0)
-        } catch {
-          return 0
-        }
-      }
+      const written = () => eventsWritten(env.TALLY_METRICS_PORT)
       await waitFor(async () => (await written()) >= 12, {
         timeoutMs: 90_000,
         intervalMs: 200,

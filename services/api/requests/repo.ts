@@ -1,3 +1,4 @@
+import { ROW_COLUMNS } from '../../ingest/rows.ts'
 import type { ClickHouseClient } from '../../shared/clickhouse.ts'
 import type { CompiledFilter } from '../filters/compile.ts'
 
@@ -47,29 +48,10 @@ export interface RequestRow {
   response_body?: string
 }
 
-const COLUMNS = [
-  'request_id',
-  'request_created_at',
-  'response_created_at',
-  'latency',
-  'time_to_first_token',
-  'provider',
-  'model',
-  'status',
-  'target_url',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cost',
-  'cached',
-  'user_id',
-  'session_id',
-  'session_name',
-  'session_path',
-  'properties',
-  'prompt_id',
-  'prompt_version',
-].join(', ')
+// Every column the ingest writes, but the organization (always the caller's) and the bodies (on request).
+const COLUMNS = ROW_COLUMNS.filter(
+  (c) => c !== 'organization_id' && c !== 'request_body' && c !== 'response_body',
+).join(', ')
 
 const columns = (includeBody: boolean) => (includeBody ? `${COLUMNS}, request_body, response_body` : COLUMNS)
 
