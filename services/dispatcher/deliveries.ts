@@ -134,13 +134,15 @@ export function createDeliveryRepo(sql: Sql) {
      */
     async renew(held: ClaimedDelivery[], leaseMs: number): Promise<string[]> {
       if (held.length === 0) return []
-      // Rows are locked in id order, as complete() locks them: the two never deadlock.
+      const ids = held.map((h) => h.id)
+      // Rows are locked in id order, as complete() locks them: the two never deadlock. Found by
+      // primary key, see complete().
       const rows = await sql<{ id: string }[]>`
         with mine as (
           select d.id from webhook_deliveries d
-          join unnest(${held.map((h) => h.id)}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
+          join unnest(${ids}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
             on d.id = v.id and d.claim_token = v.token
-          where d.status = 'pending'
+          where d.id = any(${ids}::uuid[])
           order by d.id
           for update of d
         )
@@ -154,15 +156,21 @@ export function createDeliveryRepo(sql: Sql) {
     /** Hands claimed deliveries back (on shutdown), due at once for whichever process is next. */
     async release(held: ClaimedDelivery[]): Promise<void> {
       if (held.length === 0) return
+      const ids = held.map((h) => h.id)
       await sql`
         update webhook_deliveries d set next_attempt_at = now(), claim_token = null
-        from unnest(${held.map((h) => h.id)}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
-        where d.id = v.id and d.claim_token = v.token and d.status = 'pending'`
+        from unnest(${ids}::uuid[], ${held.map((h) => h.claimToken)}::uuid[]) as v(id, token)
+        where d.id = any(${ids}::uuid[]) and d.id = v.id and d.claim_token = v.token`
     },
 
     /**
      * Records attempts and what follows them, many in one statement; only under the claim they
      * were made under, on a row still pending: a late outcome never overwrites a newer one.
+     *
+     * Rows are found by primary key (`id = any(…)`) and by claim token alone: only a pending row
+     * carries one (a check constraint says so). A `status = 'pending'` test here would let the
+     * planner, misled by statistics older than a fast-growing backlog, read every pending row
+     * through the due index for each batch instead (seen: 30,000 rows read per 100 written).
      */
     async complete(completions: Completion[]): Promise<void> {
       if (completions.length === 0) return
@@ -184,8 +192,8 @@ export function createDeliveryRepo(sql: Sql) {
             response_status integer, response_body text, error text)
         ), locked as (
           -- in id order, as renew() locks them: the two never deadlock
-          select d.id from webhook_deliveries d join v on v.id = d.id
-          where d.claim_token = v.claim_token and d.status = 'pending'
+          select d.id from webhook_deliveries d join v on v.id = d.id and v.claim_token = d.claim_token
+          where d.id = any(${rows.map((r) => r.id)}::uuid[])
           order by d.id
           for update of d
         ), u as (

@@ -30,8 +30,9 @@ export interface WorkerOptions {
   /** Attempts in flight at once to one destination origin. */
   perDestination?: number
   /**
-   * Deliveries held by this process (queued or in flight), half of it at most for due retries:
-   * only what can start soon is claimed (4 × maxInFlight by default).
+   * Deliveries held by this process (queued, in flight, or with their outcome not yet written),
+   * half of it at most for due retries: only what can start soon is claimed (4 × maxInFlight by
+   * default), and when outcomes are written slower than attempts end, claiming waits for them.
    */
   maxHeld?: number
   pollMs?: number
@@ -41,6 +42,11 @@ export interface WorkerOptions {
 
 interface Job {
   delivery: ClaimedDelivery
+  fresh: boolean
+}
+
+interface Written {
+  completion: Completion
   fresh: boolean
 }
 
@@ -78,10 +84,10 @@ export function createDeliveryWorker(options: WorkerOptions) {
   const held = { fresh: 0, retry: 0 }
   let active = 0
   let running = true
-  let completions: Completion[] = []
-  let flushTimer: NodeJS.Timeout | undefined
-  let flushing = Promise.resolve()
+  const completions: Written[] = []
+  let writer: Promise<void> | undefined
   let wake: (() => void) | undefined
+  let pollerFull = false
   const idle = new Set<() => void>()
 
   function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
@@ -133,6 +139,13 @@ export function createDeliveryWorker(options: WorkerOptions) {
   function release(count: number, fresh: boolean) {
     held[fresh ? 'fresh' : 'retry'] -= count
     if (held.fresh + held.retry === 0) for (const resolve of idle) resolve()
+    // A poller asleep because this process was full wakes once there is room for a good batch.
+    if (pollerFull && claimRoom() >= Math.min(100, maxHeld / 4)) wake?.()
+  }
+
+  /** How many due deliveries the poller may claim now. */
+  function claimRoom(): number {
+    return Math.min(500, Math.floor(maxHeld / 2) - held.retry, maxHeld - held.fresh - held.retry)
   }
 
   function pump(): void {
@@ -150,10 +163,10 @@ export function createDeliveryWorker(options: WorkerOptions) {
         lane.waiting = true
         waiting.push(key)
       }
-      void attempt(job).finally(() => {
+      void attempt(job).then((queued) => {
         lane.active--
         active--
-        release(1, job.fresh)
+        if (!queued) release(1, job.fresh) // else once its outcome is written
         if (lane.fresh.length + lane.retry.length > 0) {
           if (!lane.waiting) {
             lane.waiting = true
@@ -165,12 +178,13 @@ export function createDeliveryWorker(options: WorkerOptions) {
     }
   }
 
-  async function attempt({ delivery }: Job): Promise<void> {
+  /** Whether an outcome was queued for writing. */
+  async function attempt({ delivery, fresh }: Job): Promise<boolean> {
     let completed = false
     try {
-      if (leases.isLost(delivery)) return // no longer ours: whoever holds it sends it
+      if (leases.isLost(delivery)) return false // no longer ours: whoever holds it sends it
       const target = (await directory.byIds([delivery.webhookId])).get(delivery.webhookId)
-      if (!target) return // deleted: deliveries stop at once
+      if (!target) return false // deleted: deliveries stop at once
       const attemptedAt = new Date()
       if (!target.active) {
         const result = {
@@ -181,9 +195,9 @@ export function createDeliveryWorker(options: WorkerOptions) {
           error: 'webhook disabled',
           retryAfterMs: null,
         }
-        complete({ delivery, attemptedAt, result, next: { status: 'failed', disable: false } })
+        complete({ delivery, attemptedAt, result, next: { status: 'failed', disable: false } }, fresh)
         completed = true
-        return
+        return true
       }
       const headers = signatureHeaders({
         id: delivery.id,
@@ -193,7 +207,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
       })
       const result = await sender.send(target.destination, delivery.body, headers)
       const next = nextAfter(result, delivery.roundAttempts, schedule)
-      complete({ delivery, attemptedAt, result, next })
+      complete({ delivery, attemptedAt, result, next }, fresh)
       completed = true
       attempts.inc({ outcome: next.status === 'pending' ? 'retry' : next.status })
       attemptSeconds.observe(result.durationMs / 1000)
@@ -211,37 +225,50 @@ export function createDeliveryWorker(options: WorkerOptions) {
     } finally {
       if (!completed) forget(delivery) // its lease runs out, if it is still pending
     }
+    return completed
   }
 
-  function complete(completion: Completion): void {
-    completions.push(completion)
-    if (completions.length >= 500) flush()
-    else flushTimer ??= setTimeout(flush, 10)
+  /**
+   * Outcomes are written by one writer at a time, each write taking all that ended meanwhile: a
+   * quiet process writes each at once, a busy one in batches as large as the writes are slow.
+   */
+  function complete(completion: Completion, fresh: boolean): void {
+    completions.push({ completion, fresh })
+    writer ??= writeAll()
   }
 
+  async function writeAll(): Promise<void> {
+    try {
+      while (completions.length > 0) await writeWithRetry(completions.splice(0, 1_000))
+    } finally {
+      writer = undefined
+    }
+  }
+
+  /** Resolves once every outcome queued so far is written (or given up at stop). */
   function flush(): Promise<void> {
-    if (flushTimer) clearTimeout(flushTimer)
-    flushTimer = undefined
-    const batch = completions
-    completions = []
-    if (batch.length === 0) return flushing
-    flushing = flushing.then(() => writeWithRetry(batch))
-    return flushing
+    return writer ?? Promise.resolve()
   }
 
   /** Retries for as long as the process runs, and once stopping, until the stop budget is spent. */
-  async function writeWithRetry(batch: Completion[]): Promise<void> {
+  async function writeWithRetry(batch: Written[]): Promise<void> {
+    const done = () => {
+      for (const { completion, fresh } of batch) {
+        forget(completion.delivery)
+        release(1, fresh)
+      }
+    }
     for (let backoff = 100; ; backoff = Math.min(backoff * 2, 5_000)) {
       try {
-        await repo.complete(batch)
-        for (const { delivery } of batch) forget(delivery)
+        await repo.complete(batch.map((w) => w.completion))
+        done()
         return
       } catch (err) {
         // Unrecorded attempts are sent again when their lease ends: at least once, never lost.
         log.error({ err, count: batch.length }, 'webhook_outcomes_write_failed')
         const left = running ? backoff : Math.min(backoff, stopDeadline - Date.now())
         if (left <= 0) {
-          for (const { delivery } of batch) forget(delivery)
+          done()
           return
         }
         await new Promise((r) => setTimeout(r, left))
@@ -251,7 +278,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
 
   const poller = (async () => {
     while (running) {
-      const room = Math.min(500, Math.floor(maxHeld / 2) - held.retry, maxHeld - held.fresh - held.retry)
+      const room = claimRoom()
       let claimed = 0
       if (room > 0) {
         try {
@@ -262,11 +289,17 @@ export function createDeliveryWorker(options: WorkerOptions) {
           log.error({ err }, 'webhook_claim_failed')
         }
       }
-      if (running && (room <= 0 || claimed < room))
+      if (running && (room <= 0 || claimed < room)) {
+        pollerFull = room <= 0
         await new Promise<void>((resolve) => {
-          wake = resolve
-          setTimeout(resolve, pollMs)
+          const timer = setTimeout(() => wake?.(), pollMs)
+          wake = () => {
+            wake = undefined
+            clearTimeout(timer)
+            resolve()
+          }
         })
+      }
     }
   })()
 
