@@ -150,10 +150,27 @@ async function serve() {
 
 /** The parent: starts Kafka if needed and the child, drives the load, prints the figures. */
 async function measure() {
-  let infraDir: string | undefined
   const env = { ...process.env }
-  if (!env.KAFKA_BROKERS) {
-    infraDir = mkdtempSync(join(tmpdir(), 'tally-bench-infra-'))
+  if (env.KAFKA_BROKERS) return await drive(env)
+  const infraDir = mkdtempSync(join(tmpdir(), 'tally-bench-infra-'))
+  // Whatever ends the run (an error, a failed start, Ctrl-C), the Kafka it started is stopped.
+  let stopped = false
+  const stopInfra = () => {
+    if (stopped) return
+    stopped = true
+    execFileSync('bash', ['infra/local/down.sh'], {
+      env: { ...env, TALLY_INFRA_DIR: infraDir },
+      stdio: 'inherit',
+    })
+    rmSync(infraDir, { recursive: true, force: true })
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    stopInfra()
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
     console.log('KAFKA_BROKERS unset: starting infra/local Kafka for this run…')
     execFileSync('bash', ['infra/local/up.sh'], {
       env: { ...env, TALLY_INFRA_DIR: infraDir },
@@ -161,7 +178,14 @@ async function measure() {
     })
     const m = /KAFKA_BROKERS=(\S+)/.exec(readFileSync(join(infraDir, 'env'), 'utf8'))
     env.KAFKA_BROKERS = m?.[1]
+    await drive(env)
+  } finally {
+    stopInfra()
   }
+}
+
+/** Starts Tally's process on `env`'s Kafka, drives the load and prints the figures. */
+async function drive(env: NodeJS.ProcessEnv) {
   // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's process only.
   const childArgs = process.env.BENCH_CHILD_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
@@ -170,16 +194,26 @@ async function measure() {
     execArgv: [...process.execArgv, ...childArgs],
   })
   // Answers come back in any order (a slow query, a quick RSS reading): matched by id.
-  const replies = new Map<number, (m: Record<string, unknown>) => void>()
+  const replies = new Map<
+    number,
+    { resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >()
   let nextId = 1
   child.on('message', (m: { id: number }) => {
-    replies.get(m.id)?.(m)
+    replies.get(m.id)?.resolve(m)
     replies.delete(m.id)
   })
+  // A child that dies (a failed start, a crash) fails whatever waits on it instead of hanging.
+  child.on('exit', (code, signal) => {
+    for (const { reject } of replies.values()) reject(new Error(`Tally's process exited (${signal ?? code})`))
+    replies.clear()
+  })
   const ask = <T>(command: Command | null): Promise<T> =>
-    new Promise((resolve) => {
+    new Promise((resolve, reject) => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return reject(new Error("Tally's process is not running"))
       const id = command ? nextId++ : 0
-      replies.set(id, resolve as (m: Record<string, unknown>) => void)
+      replies.set(id, { resolve: resolve as (m: Record<string, unknown>) => void, reject })
       if (command) child.send({ ...command, id })
     })
   try {
@@ -274,6 +308,10 @@ async function measure() {
     const acceptedRate = accepted / loadSeconds
     const writtenRate = written / allWrittenSeconds
     const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`
+    // Stable: the last third of the readings averages within 10% of the first third (after start-up).
+    const third = Math.max(1, Math.floor(rss.length / 3))
+    const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length
+    const rssGrowth = mean(rss.slice(-third)) / mean(rss.slice(1, 1 + third)) - 1
     console.log(
       [
         `load: ${SECONDS}s, ${CONNECTIONS} connections, ${BATCH} events per POST (~${Math.round(
@@ -285,6 +323,7 @@ async function measure() {
         `ClickHouse inserts by the consumer: ${inserts.inserts}, ${Math.round(inserts.rows / inserts.inserts)} rows each on average`,
         `acceptance → queryable: p50 ${Math.round(pct(0.5))} ms, p99 ${Math.round(pct(0.99))} ms (${latencies.length} samples, 100 ms poll)`,
         `RSS of the Tally process (every 10 s): ${rss.map(mb).join(' → ')}`,
+        `RSS, last third of the run against the first: ${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(0)}%`,
         `machine load average (1/5/15 min): ${loadavg()
           .map((l) => l.toFixed(1))
           .join(' / ')} on ${availableParallelism()} cores (figures from a busy machine say little)`,
@@ -292,6 +331,8 @@ async function measure() {
           TARGET_SHARE * 100
         }% of ceiling ${writtenRate >= TARGET_SHARE * ceiling ? 'MET' : 'MISSED'}; p99 < ${TARGET_P99_MS} ms ${
           pct(0.99) < TARGET_P99_MS ? 'MET' : 'MISSED'
+        }; RSS stable (within 10%) ${rssGrowth <= 0.1 ? 'MET' : 'MISSED'}${
+          SECONDS < 300 ? ' (the target is for 5 minutes: `-- --soak`)' : ''
         }; lost events: ${accepted - written}`,
       ].join('\n'),
     )
@@ -299,12 +340,5 @@ async function measure() {
     await new Promise((r) => child.once('exit', r))
   } finally {
     if (child.exitCode === null) child.kill()
-    if (infraDir) {
-      execFileSync('bash', ['infra/local/down.sh'], {
-        env: { ...env, TALLY_INFRA_DIR: infraDir },
-        stdio: 'inherit',
-      })
-      rmSync(infraDir, { recursive: true, force: true })
-    }
   }
 }
