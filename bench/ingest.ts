@@ -6,7 +6,7 @@
 // BENCH_SECONDS=300) for the 5-minute RSS soak. Uses KAFKA_BROKERS when set, otherwise starts
 // infra/local's Kafka for the run and stops it after. DATABASE_URL is used when set (else
 // embedded Postgres). Tally runs in a child process so it does not share the load generator's
-// event loop.
+// event loop; `-- --split` runs the API and ingest roles in two processes instead.
 import { execFileSync, fork } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
@@ -14,6 +14,9 @@ import { join } from 'node:path'
 import { Pool } from 'undici'
 
 const SOAK = process.argv.includes('--soak')
+// API and ingest in two processes, as the distributed deployment runs them; each has its own
+// embedded chdb, and only the ingest process's holds the rows (the figures are read there).
+const SPLIT = process.argv.includes('--split') || process.env.BENCH_SPLIT === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SOAK ? 300 : 60))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
@@ -22,10 +25,12 @@ const TARGET_RATE = 10_000
 const TARGET_SHARE = 0.5
 const TARGET_P99_MS = 2_000
 
+type Role = 'all' | 'api' | 'ingest'
+
 type Command =
   | { cmd: 'ceiling'; rows: number }
-  | { cmd: 'count' }
-  | { cmd: 'found'; ids: string[] }
+  | { cmd: 'count'; org: string }
+  | { cmd: 'found'; org: string; ids: string[] }
   | { cmd: 'rss' }
   | { cmd: 'inserts' }
   | { cmd: 'stop' }
@@ -56,11 +61,14 @@ function event(i: number) {
   }
 }
 
-if (process.argv[2] === '--serve') await serve()
+if (process.argv[2] === '--serve') await serve((process.argv[3] ?? 'all') as Role)
 else await measure()
 
-/** The child: Tally with Kafka and embedded ClickHouse, answering the parent's commands over IPC. */
-async function serve() {
+/**
+ * A child: Tally with Kafka and embedded ClickHouse in the given role(s), answering the parent's
+ * commands over IPC. Every run shares one topic and consumer group prefix, named by the parent.
+ */
+async function serve(role: Role) {
   const { loadConfig } = await import('../services/shared/config.ts')
   const { createLogger } = await import('../services/shared/logger.ts')
   const { createShutdown } = await import('../services/shared/shutdown.ts')
@@ -71,7 +79,7 @@ async function serve() {
   const { ROW_COLUMNS, toCompactRow } = await import('../services/ingest/rows.ts')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
-  const run = Date.now().toString(36)
+  const run = process.env.BENCH_RUN as string
   const config = loadConfig({
     PORT: '0',
     TALLY_DATA_DIR: dataDir,
@@ -85,12 +93,15 @@ async function serve() {
   })
   const log = createLogger(config, 'bench')
   const shutdown = createShutdown(log)
-  const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: false })
+  const started = await startTally(config, log, shutdown, {
+    api: role !== 'ingest',
+    ingest: role !== 'api',
+    dispatcher: false,
+  })
   const sql = started.engines.postgres?.sql
   const ch = started.engines.clickhouse?.client
-  if (!started.url || !sql || !ch) throw new Error('tally did not start its API')
-  const { organization, secret } = await createApiKeyRepo(sql).createOrganization(`bench-${run}`)
-  const org = organization.id
+  // The ingest role alone has no Postgres.
+  if ((role !== 'ingest' && (!started.url || !sql)) || !ch) throw new Error('tally did not start')
   const count = async (orgId: string) => {
     const rs = await ch.query({
       query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id = {org:UUID}',
@@ -106,8 +117,7 @@ async function serve() {
     if (m.cmd === 'ceiling') {
       // The same rows the pipeline writes, inserted straight through client.insert.
       const prices = loadPriceTable()
-      const ceilingOrg = (await createApiKeyRepo(sql).createOrganization(`bench-ceiling-${run}`)).organization
-        .id
+      const ceilingOrg = crypto.randomUUID() // ClickHouse keeps no organizations: any id will do
       const rows = Array.from({ length: 5_000 }, (_, i) =>
         toCompactRow(toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices)),
       )
@@ -124,12 +134,12 @@ async function serve() {
       }
       const seconds = (performance.now() - started) / 1000
       send({ ceiling: m.rows / seconds, bytes: JSON.stringify(rows[0]).length })
-    } else if (m.cmd === 'count') send({ count: await count(org) })
+    } else if (m.cmd === 'count') send({ count: await count(m.org) })
     else if (m.cmd === 'found') {
       const rs = await ch.query({
         query:
           'SELECT toString(request_id) AS id FROM request_response_rmt WHERE organization_id = {org:UUID} AND request_id IN {ids:Array(UUID)}',
-        query_params: { org, ids: m.ids },
+        query_params: { org: m.org, ids: m.ids },
         format: 'JSONEachRow',
       })
       send({ found: (await rs.json<{ id: string }>()).map((r) => r.id) })
@@ -145,7 +155,10 @@ async function serve() {
       process.exit(0)
     }
   })
-  reply({ id: 0, url: started.url, apiKey: secret })
+  if (role === 'ingest') return reply({ id: 0 })
+  if (!sql) throw new Error('the API role needs Postgres')
+  const { organization, secret } = await createApiKeyRepo(sql).createOrganization(`bench-${run}`)
+  reply({ id: 0, url: started.url, apiKey: secret, org: organization.id })
 }
 
 /** The parent: starts Kafka if needed and the child, drives the load, prints the figures. */
@@ -184,11 +197,11 @@ async function measure() {
   }
 }
 
-/** Starts Tally's process on `env`'s Kafka, drives the load and prints the figures. */
-async function drive(env: NodeJS.ProcessEnv) {
-  // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's process only.
+/** A Tally child process and its IPC questions. */
+function startChild(role: Role, env: NodeJS.ProcessEnv) {
+  // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's processes only.
   const childArgs = process.env.BENCH_CHILD_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', role], {
     env,
     stdio: 'inherit',
     execArgv: [...process.execArgv, ...childArgs],
@@ -205,19 +218,47 @@ async function drive(env: NodeJS.ProcessEnv) {
   })
   // A child that dies (a failed start, a crash) fails whatever waits on it instead of hanging.
   child.on('exit', (code, signal) => {
-    for (const { reject } of replies.values()) reject(new Error(`Tally's process exited (${signal ?? code})`))
+    for (const { reject } of replies.values())
+      reject(new Error(`Tally's ${role} process exited (${signal ?? code})`))
     replies.clear()
   })
-  const ask = <T>(command: Command | null): Promise<T> =>
-    new Promise((resolve, reject) => {
-      if (child.exitCode !== null || child.signalCode !== null)
-        return reject(new Error("Tally's process is not running"))
-      const id = command ? nextId++ : 0
-      replies.set(id, { resolve: resolve as (m: Record<string, unknown>) => void, reject })
-      if (command) child.send({ ...command, id })
-    })
+  const running = () => child.exitCode === null && child.signalCode === null
+  return {
+    ask<T>(command: Command | null): Promise<T> {
+      return new Promise((resolve, reject) => {
+        if (!running()) return reject(new Error(`Tally's ${role} process is not running`))
+        const id = command ? nextId++ : 0
+        replies.set(id, { resolve: resolve as (m: Record<string, unknown>) => void, reject })
+        if (command) child.send({ ...command, id })
+      })
+    },
+    async stop(): Promise<void> {
+      if (!running()) return
+      const exited = new Promise((r) => child.once('exit', r))
+      child.send({ cmd: 'stop', id: nextId++ })
+      await exited
+    },
+    kill: () => running() && child.kill(),
+  }
+}
+
+/** Starts Tally's process(es) on `env`'s Kafka, drives the load and prints the figures. */
+async function drive(baseEnv: NodeJS.ProcessEnv) {
+  const env = { ...baseEnv, BENCH_RUN: Date.now().toString(36) }
+  // The ingest process first, so its consumer is in the group before the load starts.
+  const back = startChild(SPLIT ? 'ingest' : 'all', env)
+  const children = [back]
+  const rssAll = async () => {
+    let total = 0
+    for (const c of children) total += (await c.ask<{ rss: number }>({ cmd: 'rss' })).rss
+    return total
+  }
   try {
-    const { url, apiKey } = await ask<{ url: string; apiKey: string }>(null)
+    await back.ask(null)
+    const front = SPLIT ? startChild('api', env) : back
+    if (SPLIT) children.push(front)
+    const { url, apiKey, org } = await front.ask<{ url: string; apiKey: string; org: string }>(null)
+    const ask = back.ask
 
     const { ceiling, bytes } = await ask<{ ceiling: number; bytes: number }>({
       cmd: 'ceiling',
@@ -235,7 +276,7 @@ async function drive(env: NodeJS.ProcessEnv) {
     let failed = 0
     const pending: { id: string; at: number }[] = []
     const latencies: number[] = []
-    const rss: number[] = [(await ask<{ rss: number }>({ cmd: 'rss' })).rss]
+    const rss: number[] = [await rssAll()]
     const startedAt = performance.now()
     const until = startedAt + SECONDS * 1000
     let n = 0
@@ -265,7 +306,7 @@ async function drive(env: NodeJS.ProcessEnv) {
       while (performance.now() < until || pending.length > 0) {
         const ids = pending.slice(0, 500)
         if (ids.length > 0) {
-          const { found } = await ask<{ found: string[] }>({ cmd: 'found', ids: ids.map((p) => p.id) })
+          const { found } = await ask<{ found: string[] }>({ cmd: 'found', org, ids: ids.map((p) => p.id) })
           const now = performance.now()
           const set = new Set(found)
           for (let i = pending.length - 1; i >= 0; i--) {
@@ -281,24 +322,21 @@ async function drive(env: NodeJS.ProcessEnv) {
       }
     }
 
-    const sampler = setInterval(
-      async () => rss.push((await ask<{ rss: number }>({ cmd: 'rss' })).rss),
-      10_000,
-    )
+    const sampler = setInterval(async () => rss.push(await rssAll()), 10_000)
     const polling = poll()
     await Promise.all(Array.from({ length: CONNECTIONS }, worker))
     const loadSeconds = (performance.now() - startedAt) / 1000
-    const writtenAtEnd = (await ask<{ count: number }>({ cmd: 'count' })).count
+    const writtenAtEnd = (await ask<{ count: number }>({ cmd: 'count', org })).count
     let written = writtenAtEnd
     const drainDeadline = performance.now() + 60_000
     while (written < accepted && performance.now() < drainDeadline) {
       await new Promise((r) => setTimeout(r, 200))
-      written = (await ask<{ count: number }>({ cmd: 'count' })).count
+      written = (await ask<{ count: number }>({ cmd: 'count', org })).count
     }
     const allWrittenSeconds = (performance.now() - startedAt) / 1000
     await polling
     clearInterval(sampler)
-    rss.push((await ask<{ rss: number }>({ cmd: 'rss' })).rss)
+    rss.push(await rssAll())
     const inserts = await ask<{ inserts: number; rows: number }>({ cmd: 'inserts' })
     await pool.close()
 
@@ -322,7 +360,7 @@ async function drive(env: NodeJS.ProcessEnv) {
         `share of raw ceiling:  ${((writtenRate / ceiling) * 100).toFixed(0)}%`,
         `ClickHouse inserts by the consumer: ${inserts.inserts}, ${Math.round(inserts.rows / inserts.inserts)} rows each on average`,
         `acceptance → queryable: p50 ${Math.round(pct(0.5))} ms, p99 ${Math.round(pct(0.99))} ms (${latencies.length} samples, 100 ms poll)`,
-        `RSS of the Tally process (every 10 s): ${rss.map(mb).join(' → ')}`,
+        `${SPLIT ? 'API and ingest processes (RSS summed)' : 'RSS of the Tally process'} (every 10 s): ${rss.map(mb).join(' → ')}`,
         `RSS, last third of the run against the first: ${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(0)}%`,
         `machine load average (1/5/15 min): ${loadavg()
           .map((l) => l.toFixed(1))
@@ -336,9 +374,8 @@ async function drive(env: NodeJS.ProcessEnv) {
         }; lost events: ${accepted - written}`,
       ].join('\n'),
     )
-    child.send({ cmd: 'stop', id: nextId++ })
-    await new Promise((r) => child.once('exit', r))
+    for (const c of [...children].reverse()) await c.stop()
   } finally {
-    if (child.exitCode === null) child.kill()
+    for (const c of children) c.kill()
   }
 }
