@@ -85,8 +85,9 @@ describe('delivery worker back-pressure', () => {
       await sql`delete from test_failing_outcomes where webhook_id = ${hook.id}`
       await until(
         async () =>
-          (await deliveriesOf(suite.tally, org, hook.id, '?limit=100')).filter((d) => d.status === 'delivered').length ===
-          20,
+          (await deliveriesOf(suite.tally, org, hook.id, '?limit=100')).filter(
+            (d) => d.status === 'delivered',
+          ).length === 20,
         'all 20 delivered',
         10_000,
       )
