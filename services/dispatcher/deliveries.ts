@@ -227,10 +227,17 @@ export function createDeliveryRepo(sql: Sql) {
           update webhooks set state = 'disabled', disabled_reason = ${reason}
           where id = ${webhookId} returning organization_id`
         if (!row) return
+        // Rows locked in id order, as complete() and renew() lock them: the three never deadlock.
         await tx`
-          update webhook_deliveries
+          with pending as (
+            select id from webhook_deliveries
+            where webhook_id = ${webhookId} and status = 'pending'
+            order by id
+            for update
+          )
+          update webhook_deliveries d
           set status = 'failed', next_attempt_at = null, claim_token = null, last_error = 'webhook disabled: ' || ${reason}
-          where webhook_id = ${webhookId} and status = 'pending'`
+          from pending where d.id = pending.id`
         await announceWebhookChange(tx, row.organization_id, webhookId)
       })
     },

@@ -166,4 +166,34 @@ describe('delivery claims', () => {
       await directory.close()
     }
   }, 20_000)
+
+  it('fail every pending delivery of a webhook it disables, claimed ones included', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
+    const repo = createDeliveryRepo(suite.tally.sql)
+    await repo.insert(
+      Array.from({ length: 3 }, (_, i) => ({
+        webhookId: hook.id,
+        requestId: randomUUID(),
+        event: 'request.completed' as const,
+        body: Buffer.from('{}'),
+        claimed: i > 0, // one due, two held under a claim
+      })),
+      60_000,
+    )
+    await repo.disable(hook.id, 'receiver answered 410 Gone')
+    const rows = await suite.tally.sql<{ status: string; claim_token: string | null; last_error: string }[]>`
+      select status, claim_token, last_error from webhook_deliveries where webhook_id = ${hook.id}`
+    expect(rows).toHaveLength(3)
+    for (const row of rows)
+      expect(row).toEqual({
+        status: 'failed',
+        claim_token: null,
+        last_error: 'webhook disabled: receiver answered 410 Gone',
+      })
+    const [webhook] = await suite.tally.sql<
+      { state: string }[]
+    >`select state from webhooks where id = ${hook.id}`
+    expect(webhook?.state).toBe('disabled')
+  })
 })
