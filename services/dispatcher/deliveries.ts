@@ -192,7 +192,7 @@ export function createDeliveryRepo(sql: Sql) {
             response_status integer, response_body text, error text)
         ), locked as (
           -- in id order, as renew() locks them: the two never deadlock
-          select d.id from webhook_deliveries d join v on v.id = d.id and v.claim_token = d.claim_token
+          select d.id, d.claim_token from webhook_deliveries d join v on v.id = d.id and v.claim_token = d.claim_token
           where d.id = any(${rows.map((r) => r.id)}::uuid[])
           order by d.id
           for update of d
@@ -210,14 +210,15 @@ export function createDeliveryRepo(sql: Sql) {
             last_error = v.error,
             last_duration_ms = v.duration_ms,
             delivered_at = case when v.status = 'delivered' then now() end
-          from v join locked on locked.id = v.id
+          -- by id and claim: an older outcome of the same delivery in this batch never applies
+          from v join locked on locked.id = v.id and locked.claim_token = v.claim_token
           where d.id = v.id
-          returning d.id
+          returning d.id, v.claim_token
         )
         insert into webhook_delivery_attempts
           (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
         select v.id, v.attempted_at, v.duration_ms, v.response_status, v.response_body, v.error
-        from v join u on u.id = v.id`
+        from v join u on u.id = v.id and u.claim_token = v.claim_token`
     },
 
     /** A receiver answered 410 Gone: the webhook is disabled and its pending deliveries fail. */

@@ -48,6 +48,8 @@ interface Job {
 interface Written {
   completion: Completion
   fresh: boolean
+  /** Called once this outcome is written (or given up at stop). */
+  onWritten?: () => void
 }
 
 interface Lane {
@@ -89,6 +91,8 @@ export function createDeliveryWorker(options: WorkerOptions) {
   let wake: (() => void) | undefined
   let pollerFull = false
   const idle = new Set<() => void>()
+  /** Webhooks being disabled after a 410: stop() waits for them. */
+  const disables = new Set<Promise<void>>()
 
   function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
     if (deliveries.length === 0) return
@@ -207,13 +211,27 @@ export function createDeliveryWorker(options: WorkerOptions) {
       })
       const result = await sender.send(target.destination, delivery.body, headers)
       const next = nextAfter(result, delivery.roundAttempts, schedule)
-      complete({ delivery, attemptedAt, result, next }, fresh)
+      const gone = next.status === 'failed' && next.disable
+      let written: Promise<void> | undefined
+      if (gone)
+        written = new Promise((resolve) => complete({ delivery, attemptedAt, result, next }, fresh, resolve))
+      else complete({ delivery, attemptedAt, result, next }, fresh)
       completed = true
       attempts.inc({ outcome: next.status === 'pending' ? 'retry' : next.status })
       attemptSeconds.observe(result.durationMs / 1000)
-      if (next.status === 'failed' && next.disable) {
-        await flush() // this attempt first, then the rest of the webhook's pending deliveries
-        await repo.disable(target.id, `receiver answered 410 Gone at ${attemptedAt.toISOString()}`)
+      if (gone) {
+        // This attempt first, then the rest of the webhook's pending deliveries. Tracked, so that
+        // stop() waits for it: the attempt's slot is freed once its outcome is written, before.
+        const disabling = (async () => {
+          await written
+          await repo.disable(target.id, `receiver answered 410 Gone at ${attemptedAt.toISOString()}`)
+        })()
+        disables.add(disabling)
+        try {
+          await disabling
+        } finally {
+          disables.delete(disabling)
+        }
       }
       if (!result.ok)
         log.debug(
@@ -232,8 +250,8 @@ export function createDeliveryWorker(options: WorkerOptions) {
    * Outcomes are written by one writer at a time, each write taking all that ended meanwhile: a
    * quiet process writes each at once, a busy one in batches as large as the writes are slow.
    */
-  function complete(completion: Completion, fresh: boolean): void {
-    completions.push({ completion, fresh })
+  function complete(completion: Completion, fresh: boolean, onWritten?: () => void): void {
+    completions.push(onWritten ? { completion, fresh, onWritten } : { completion, fresh })
     writer ??= writeAll()
   }
 
@@ -245,17 +263,18 @@ export function createDeliveryWorker(options: WorkerOptions) {
     }
   }
 
-  /** Resolves once every outcome queued so far is written (or given up at stop). */
-  function flush(): Promise<void> {
+  /** Resolves once the writer is idle: every outcome written (or given up at stop). */
+  function drained(): Promise<void> {
     return writer ?? Promise.resolve()
   }
 
   /** Retries for as long as the process runs, and once stopping, until the stop budget is spent. */
   async function writeWithRetry(batch: Written[]): Promise<void> {
     const done = () => {
-      for (const { completion, fresh } of batch) {
+      for (const { completion, fresh, onWritten } of batch) {
         forget(completion.delivery)
         release(1, fresh)
+        onWritten?.()
       }
     }
     for (let backoff = 100; ; backoff = Math.min(backoff * 2, 5_000)) {
@@ -326,7 +345,8 @@ export function createDeliveryWorker(options: WorkerOptions) {
         lane.retry = []
       }
       if (held.fresh + held.retry > 0) await new Promise<void>((resolve) => idle.add(resolve))
-      await flush()
+      await drained()
+      await Promise.allSettled([...disables])
       leases.stop()
       await repo.release(unstarted).catch((err: unknown) => log.warn({ err }, 'webhook_release_failed'))
       for (const delivery of unstarted) forget(delivery)

@@ -5,6 +5,7 @@ import { createWebhookDirectory } from '../../services/dispatcher/directory.ts'
 import { createSender } from '../../services/dispatcher/sender.ts'
 import { createDeliveryWorker } from '../../services/dispatcher/worker.ts'
 import { createLogger } from '../../services/shared/logger.ts'
+import { engines } from '../support/harness.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
 import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
@@ -14,7 +15,7 @@ const suite = webhookSuite({}, { api: true, ingest: false, dispatcher: false })
 
 const requestIdOf = (body: Buffer) => JSON.parse(body.toString()).metadata.requestId as string
 
-describe('delivery worker back-pressure', () => {
+describe.skipIf(!engines().kafkaBrokers)('delivery worker back-pressure', () => {
   it('claim no more than it can hold while outcomes cannot be written, then deliver the rest once each', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
@@ -51,6 +52,19 @@ describe('delivery worker back-pressure', () => {
       connectionsPerDestination: 2,
       caFile: suite.certs.caFile,
     })
+    // Due before the worker starts: its poller claims them at once, then sleeps for a minute unless
+    // woken, so everything after the first claim depends on being woken when room frees.
+    const requestIds = Array.from({ length: 20 }, () => randomUUID())
+    await repo.insert(
+      requestIds.map((requestId) => ({
+        webhookId: hook.id,
+        requestId,
+        event: 'request.completed' as const,
+        body: Buffer.from(JSON.stringify({ metadata: { requestId } })),
+        claimed: false,
+      })),
+      60_000,
+    )
     const maxHeld = 4
     const worker = createDeliveryWorker({
       repo,
@@ -59,28 +73,18 @@ describe('delivery worker back-pressure', () => {
       log,
       schedule: [100],
       leaseMs: 60_000,
-      pollMs: 20,
+      pollMs: 60_000,
       maxInFlight: 2,
       maxHeld,
     })
     try {
-      const requestIds = Array.from({ length: 20 }, () => randomUUID())
-      await repo.insert(
-        requestIds.map((requestId) => ({
-          webhookId: hook.id,
-          requestId,
-          event: 'request.completed' as const,
-          body: Buffer.from(JSON.stringify({ metadata: { requestId } })),
-          claimed: false,
-        })),
-        60_000,
-      )
-      // Several refused writes (100, 200, 400 ms apart): the poller, every 20 ms, had many chances.
+      // Several refused writes (100, 200, 400 ms apart): each attempt's end was a chance to claim more.
       await until(async () => (await refused()) >= refusedBefore + 3, 'three refused outcome writes', 10_000)
       const [claimed] = await sql<{ n: number }[]>`
         select count(*)::int as n from webhook_deliveries where webhook_id = ${hook.id} and claim_token is not null`
-      expect(claimed?.n).toBeLessThanOrEqual(maxHeld)
-      expect(suite.receiver.to(hook.path).length).toBeLessThanOrEqual(maxHeld)
+      // Due retries get half of what a process holds.
+      expect(claimed?.n).toBeLessThanOrEqual(maxHeld / 2)
+      expect(suite.receiver.to(hook.path).length).toBeLessThanOrEqual(maxHeld / 2)
 
       await sql`delete from test_failing_outcomes where webhook_id = ${hook.id}`
       await until(

@@ -90,6 +90,109 @@ describe('delivery claims', () => {
     expect(await state()).toEqual({ status: 'delivered', attempts: 1 })
   })
 
+  it("write only the current claim's outcome when an older claim's arrives in the same batch", async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
+    const repo = createDeliveryRepo(suite.tally.sql)
+    const body = Buffer.from('{}')
+    const requestId = randomUUID()
+    const { ids, claimToken: older } = await repo.insert(
+      [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
+      60_000,
+    )
+    const id = ids.get(`${hook.id}:${requestId}`) as string
+    // The claim is handed back and taken again under a new token (a lease that ran out).
+    const first: ClaimedDelivery = {
+      id,
+      webhookId: hook.id,
+      requestId,
+      body,
+      roundAttempts: 0,
+      claimToken: older,
+    }
+    await repo.release([first])
+    const [current] = await repo.claimDue(1_000, 60_000)
+    expect(current?.id).toBe(id)
+    const attemptedAt = new Date()
+    const result = { durationMs: 1, responseBody: null, retryAfterMs: null }
+    // Both outcomes written together, the older one on either side.
+    for (const order of [0, 1]) {
+      const stale = {
+        delivery: first,
+        attemptedAt,
+        result: { ...result, ok: false, status: 500, error: 'stale' },
+        next: { status: 'pending' as const, delayMs: 1_000 },
+      }
+      const fresh = {
+        delivery: current as ClaimedDelivery,
+        attemptedAt,
+        result: { ...result, ok: true, status: 200, error: null },
+        next: { status: 'delivered' as const },
+      }
+      if (order === 1) {
+        await suite.tally.sql`
+          update webhook_deliveries set status = 'pending', attempts = 0, round_attempts = 0,
+            claim_token = ${current?.claimToken as string}, last_error = null
+          where id = ${id}`
+        await suite.tally.sql`delete from webhook_delivery_attempts where delivery_id = ${id}`
+      }
+      await repo.complete(order === 0 ? [stale, fresh] : [fresh, stale])
+      const [row] = await suite.tally.sql<{ status: string; attempts: number; last_error: string | null }[]>`
+        select status, attempts, last_error from webhook_deliveries where id = ${id}`
+      expect(row).toEqual({ status: 'delivered', attempts: 1, last_error: null })
+      const attempts = await suite.tally.sql<{ error: string | null }[]>`
+        select error from webhook_delivery_attempts where delivery_id = ${id}`
+      expect(attempts).toEqual([{ error: null }])
+    }
+  })
+
+  it('finish disabling a webhook after a 410 before stop() returns', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url)
+    suite.receiver.on(hook.path, () => ({ status: 410 }))
+    const { sql } = suite.tally
+    // Disabling this webhook takes a while, so that stop() would return first if it did not wait.
+    await sql.unsafe(`
+      create table if not exists test_slow_webhooks (webhook_id uuid primary key);
+      create or replace function test_slow_webhook_updates() returns trigger language plpgsql as $$
+      begin
+        if exists (select 1 from test_slow_webhooks s where s.webhook_id = new.id) then
+          perform pg_sleep(0.5);
+        end if;
+        return new;
+      end $$;
+      create or replace trigger test_slow_webhook_updates before update on webhooks
+        for each row execute function test_slow_webhook_updates();`)
+    await sql`insert into test_slow_webhooks values (${hook.id})`
+    const log = createLogger({ TALLY_LOG_LEVEL: 'silent' }, 'test-worker')
+    const repo = createDeliveryRepo(sql)
+    const directory = await createWebhookDirectory(sql, log)
+    const sender = createSender({
+      allowPrivateNetworks: true,
+      connectionsPerDestination: 2,
+      caFile: suite.certs.caFile,
+    })
+    const worker = createDeliveryWorker({ repo, directory, sender, log, schedule: [100], leaseMs: 60_000 })
+    try {
+      const requestId = randomUUID()
+      const body = Buffer.from('{}')
+      const { ids, claimToken } = await repo.insert(
+        [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
+        60_000,
+      )
+      const id = ids.get(`${hook.id}:${requestId}`) as string
+      worker.enqueue([{ id, webhookId: hook.id, requestId, body, roundAttempts: 0, claimToken }], true)
+      await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be answered')
+      await worker.stop()
+      const [webhook] = await sql<{ state: string }[]>`select state from webhooks where id = ${hook.id}`
+      expect(webhook?.state).toBe('disabled')
+    } finally {
+      await sql`delete from test_slow_webhooks where webhook_id = ${hook.id}`
+      await sender.close()
+      await directory.close()
+    }
+  })
+
   it('keep trying to write outcomes while stopping, so a failing write loses nothing', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
