@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { type ClaimedDelivery, createDeliveryRepo } from '../../services/dispatcher/deliveries.ts'
-import { createWebhookDirectory } from '../../services/dispatcher/directory.ts'
-import { createSender } from '../../services/dispatcher/sender.ts'
-import { createDeliveryWorker } from '../../services/dispatcher/worker.ts'
-import { createLogger } from '../../services/shared/logger.ts'
 import { sampleEvent } from '../support/events.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
 import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
+import { insertClaimed, outcomeWriteFailures, workerParts } from './support/worker.ts'
 
 const suite = webhookSuite({
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -46,21 +43,8 @@ describe('delivery claims', () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
     const repo = createDeliveryRepo(suite.tally.sql)
-    const body = Buffer.from('{}')
-    const requestId = randomUUID()
-    const { ids, claimToken } = await repo.insert(
-      [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
-      60_000,
-    )
-    const id = ids.get(`${hook.id}:${requestId}`) as string
-    const delivery: ClaimedDelivery = {
-      id,
-      webhookId: hook.id,
-      requestId,
-      body,
-      roundAttempts: 0,
-      claimToken,
-    }
+    const delivery = await insertClaimed(repo, hook.id)
+    const { id } = delivery
     const result = { durationMs: 1, responseBody: null, retryAfterMs: null }
     const delivered = { ...result, ok: true, status: 200, error: null }
     const failed = { ...result, ok: false, status: 500, error: 'receiver answered 500' }
@@ -94,22 +78,9 @@ describe('delivery claims', () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
     const repo = createDeliveryRepo(suite.tally.sql)
-    const body = Buffer.from('{}')
-    const requestId = randomUUID()
-    const { ids, claimToken: older } = await repo.insert(
-      [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
-      60_000,
-    )
-    const id = ids.get(`${hook.id}:${requestId}`) as string
     // The claim is handed back and taken again under a new token (a lease that ran out).
-    const first: ClaimedDelivery = {
-      id,
-      webhookId: hook.id,
-      requestId,
-      body,
-      roundAttempts: 0,
-      claimToken: older,
-    }
+    const first = await insertClaimed(repo, hook.id)
+    const { id } = first
     await repo.release([first])
     const [current] = await repo.claimDue(1_000, 60_000)
     expect(current?.id).toBe(id)
@@ -164,32 +135,17 @@ describe('delivery claims', () => {
       create or replace trigger test_slow_webhook_updates before update on webhooks
         for each row execute function test_slow_webhook_updates();`)
     await sql`insert into test_slow_webhooks values (${hook.id})`
-    const log = createLogger({ TALLY_LOG_LEVEL: 'silent' }, 'test-worker')
-    const repo = createDeliveryRepo(sql)
-    const directory = await createWebhookDirectory(sql, log)
-    const sender = createSender({
-      allowPrivateNetworks: true,
-      connectionsPerDestination: 2,
-      caFile: suite.certs.caFile,
-    })
-    const worker = createDeliveryWorker({ repo, directory, sender, log, schedule: [100], leaseMs: 60_000 })
+    const parts = await workerParts(suite)
+    const worker = parts.worker()
     try {
-      const requestId = randomUUID()
-      const body = Buffer.from('{}')
-      const { ids, claimToken } = await repo.insert(
-        [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
-        60_000,
-      )
-      const id = ids.get(`${hook.id}:${requestId}`) as string
-      worker.enqueue([{ id, webhookId: hook.id, requestId, body, roundAttempts: 0, claimToken }], true)
+      worker.enqueue([await insertClaimed(parts.repo, hook.id)], true)
       await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be answered')
       await worker.stop()
       const [webhook] = await sql<{ state: string }[]>`select state from webhooks where id = ${hook.id}`
       expect(webhook?.state).toBe('disabled')
     } finally {
       await sql`delete from test_slow_webhooks where webhook_id = ${hook.id}`
-      await sender.close()
-      await directory.close()
+      await parts.close()
     }
   })
 
@@ -197,76 +153,35 @@ describe('delivery claims', () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
     const { sql } = suite.tally
-    // Postgres refuses every update of this webhook's deliveries while it is listed; the sequence
-    // counts refusals (sequences are not rolled back).
-    await sql.unsafe(`
-      create table if not exists test_failing_webhooks (webhook_id uuid primary key);
-      create sequence if not exists test_refused_writes;
-      create or replace function test_refuse_writes() returns trigger language plpgsql as $$
-      begin
-        if exists (select 1 from test_failing_webhooks f where f.webhook_id = new.webhook_id) then
-          perform nextval('test_refused_writes');
-          raise exception 'outcome writes are failing';
-        end if;
-        return new;
-      end $$;
-      create or replace trigger test_refuse_writes before update on webhook_deliveries
-        for each row execute function test_refuse_writes();`)
-    const refused = async () =>
-      (
-        await sql<{ n: string }[]>`
-          select (case when is_called then last_value else 0 end)::text as n from test_refused_writes`
-      ).map((r) => Number(r.n))[0] ?? 0
-    const refusedBefore = await refused()
-
-    const log = createLogger({ TALLY_LOG_LEVEL: 'silent' }, 'test-worker')
-    const repo = createDeliveryRepo(sql)
-    const directory = await createWebhookDirectory(sql, log)
-    const sender = createSender({
-      allowPrivateNetworks: true,
-      connectionsPerDestination: 2,
-      caFile: suite.certs.caFile,
-    })
-    const worker = createDeliveryWorker({
-      repo,
-      directory,
-      sender,
-      log,
-      schedule: [100],
-      leaseMs: 60_000,
-      pollMs: 50,
-    })
+    // Postgres refuses this webhook's outcome writes while it is listed.
+    const failures = await outcomeWriteFailures(sql)
+    const refusedBefore = await failures.refused()
+    const parts = await workerParts(suite)
+    const worker = parts.worker({ pollMs: 50 })
     try {
-      const body = Buffer.from('{"metadata":{"requestId":"x"}}')
-      const requestId = randomUUID()
-      const { ids, claimToken } = await repo.insert(
-        [{ webhookId: hook.id, requestId, event: 'request.completed', body, claimed: true }],
-        60_000,
-      )
-      const id = ids.get(`${hook.id}:${requestId}`) as string
+      const delivery = await insertClaimed(parts.repo, hook.id, Buffer.from('{"metadata":{"requestId":"x"}}'))
       let answer: () => void = () => {}
       const answered = new Promise<void>((resolve) => {
         answer = resolve
       })
       suite.receiver.on(hook.path, () => ({ after: answered }))
-      worker.enqueue([{ id, webhookId: hook.id, requestId, body, roundAttempts: 0, claimToken }], true)
+      worker.enqueue([delivery], true)
       await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be on the wire')
 
-      await sql`insert into test_failing_webhooks values (${hook.id})`
+      await failures.fail(hook.id)
       const stopped = worker.stop()
       answer()
-      await until(async () => (await refused()) > refusedBefore, 'an outcome write to be refused')
-      await sql`delete from test_failing_webhooks where webhook_id = ${hook.id}`
+      await until(async () => (await failures.refused()) > refusedBefore, 'an outcome write to be refused')
+      await failures.recover(hook.id)
       await stopped
 
       const [row] = await sql<{ status: string; attempts: number }[]>`
-        select status, attempts from webhook_deliveries where id = ${id}`
+        select status, attempts from webhook_deliveries where id = ${delivery.id}`
       expect(row).toEqual({ status: 'delivered', attempts: 1 })
       expect(suite.receiver.to(hook.path)).toHaveLength(1)
     } finally {
-      await sql`delete from test_failing_webhooks where webhook_id = ${hook.id}`
-      await sender.close()
-      await directory.close()
+      await failures.recover(hook.id)
+      await parts.close()
     }
   }, 20_000)
 
