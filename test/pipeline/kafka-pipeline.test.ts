@@ -2,48 +2,29 @@ import { randomUUID } from 'node:crypto'
 import type { Kafka } from 'kafkajs'
 import { pino } from 'pino'
 import { register } from 'prom-client'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
-import { type Codec, loadRequestEventCodec } from '../../services/shared/events/codec.ts'
-import { createKafka, runKafkaConsumer } from '../../services/shared/events/kafka.ts'
+import { runKafkaConsumer } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import type { EventHandler } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
-import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { engines, type TestOrg } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
-import { apiClient, chatCompletion } from './client.ts'
+import { chatCompletion } from './client.ts'
+import { kafkaSuite } from './kafka-suite.ts'
 
 const log = pino({ level: 'silent' })
 const LONG = { timeoutMs: 60_000, intervalMs: 100 }
-// kafkajs's assigner hands a group's partitions out without regard to each member's topics: a
-// group shared with another run on the same Kafka would starve. So this run's groups are its own.
-const GROUP_PREFIX = `run-${randomUUID().slice(0, 8)}.`
-const INGEST = `${GROUP_PREFIX}tally-ingest`
-
 describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', () => {
-  let tally: TestTally
-  let api: ReturnType<typeof apiClient>
-  let kafka: Kafka
-  let codec: Codec<RequestEvent>
-  const stops: (() => Promise<void>)[] = []
+  const suite = kafkaSuite()
+  const INGEST = `${suite.groupPrefix}tally-ingest`
 
-  beforeAll(async () => {
-    tally = await startTestTally({ kafka: true, env: { TALLY_CONSUMER_GROUP_PREFIX: GROUP_PREFIX } })
-    api = apiClient(tally)
-    kafka = createKafka(tally.config, log)
-    codec = await loadRequestEventCodec()
-  })
-  afterAll(async () => {
-    for (const stop of stops.reverse()) await stop()
-    await tally?.close()
-  })
-
-  const topic = () => tally.config.TALLY_REQUEST_TOPIC
+  const topic = () => suite.tally.config.TALLY_REQUEST_TOPIC
   const written = (org: TestOrg, n: number) =>
-    waitFor(async () => (await api.count(org)) >= n, { ...LONG, what: `${n} rows for the org` })
+    waitFor(async () => (await suite.api.count(org)) >= n, { ...LONG, what: `${n} rows for the org` })
 
   async function admin<T>(work: (a: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
-    const a = kafka.admin()
+    const a = suite.kafka.admin()
     await a.connect()
     try {
       return await work(a)
@@ -64,7 +45,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     return m ? Number(m[1]) : 0
   }
   async function produceRaw(t: string, messages: { key: string; value: Buffer }[]) {
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
+    const producer = suite.kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
     await producer.connect()
     try {
       await producer.send({ topic: t, acks: -1, messages })
@@ -74,32 +55,34 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
   }
 
   it('intake → Kafka → ClickHouse → query: 201 once Kafka holds the events, then they become queryable', async () => {
-    const org = await tally.newOrg()
+    const org = await suite.tally.newOrg()
     const events = Array.from({ length: 30 }, (_, i) => ({
       model: i % 2 ? 'gpt-4o' : 'claude-3-5-haiku',
       created_at: Date.UTC(2026, 10, 7, 0, 0, i),
       response: chatCompletion('x', 10, 10),
       properties: { batch: 'e2e' },
     }))
-    const res = await api.log(org, events)
+    const res = await suite.api.log(org, events)
     expect(res.status).toBe(201)
     await written(org, 30)
-    const q = await api.query(org, {
+    const q = await suite.api.query(org, {
       filter: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
       limit: 100,
     })
     expect(q.body.data).toHaveLength(15)
     expect(new Set(res.body.data.request_ids)).toEqual(
       new Set(
-        (await api.query(org, { limit: 100 })).body.data.map((r: { request_id: string }) => r.request_id),
+        (await suite.api.query(org, { limit: 100 })).body.data.map(
+          (r: { request_id: string }) => r.request_id,
+        ),
       ),
     )
   })
 
   it('redelivery: the same events consumed and written twice leave every count unchanged', async () => {
-    const org = await tally.newOrg()
+    const org = await suite.tally.newOrg()
     const ids = (
-      await api.log(
+      await suite.api.log(
         org,
         Array.from({ length: 20 }, () => ({ model: 'gpt-4o', cost_usd: 0.5 })),
       )
@@ -107,7 +90,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await written(org, 20)
     // A second group re-reads the whole topic and writes every event again, as a redelivery would.
     let again = 0
-    const ingest = createIngestHandler(tally.clickhouse, log)
+    const ingest = createIngestHandler(suite.tally.clickhouse, log)
     const counting: EventHandler = {
       name: 'redeliver',
       async handle(events) {
@@ -116,35 +99,35 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       },
     }
     const replay = await runKafkaConsumer({
-      kafka,
+      kafka: suite.kafka,
       groupId: `redeliver-${randomUUID()}`,
       topic: topic(),
-      dlqTopic: tally.config.TALLY_DLQ_TOPIC,
-      codec,
+      dlqTopic: suite.tally.config.TALLY_DLQ_TOPIC,
+      codec: suite.codec,
       handler: counting,
       log,
     })
-    stops.push(() => replay.stop())
+    suite.stops.push(() => replay.stop())
     await waitFor(() => again >= 20, { ...LONG, what: 'the org events written a second time' })
-    expect(await api.count(org)).toBe(20)
-    const q = await api.query(org, { limit: 1000 })
+    expect(await suite.api.count(org)).toBe(20)
+    const q = await suite.api.query(org, { limit: 1000 })
     expect(q.body.data).toHaveLength(20)
     expect(q.body.data.reduce((s: number, r: { cost_usd: number }) => s + r.cost_usd, 0)).toBeCloseTo(10, 10)
     expect(new Set(q.body.data.map((r: { request_id: string }) => r.request_id))).toEqual(new Set(ids))
   })
 
   it('a poison message goes to the DLQ with reason, topic, partition and offset headers; the rest flow', async () => {
-    const org = await tally.newOrg()
+    const org = await suite.tally.newOrg()
     const good = [
       sampleEvent({ organization_id: org.organizationId }),
       sampleEvent({ organization_id: org.organizationId }),
     ]
     const dlqBefore = await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)
     const dead: { value: string; headers: Record<string, string> }[] = []
-    const reader = kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` })
+    const reader = suite.kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` })
     await reader.connect()
-    stops.push(() => reader.disconnect())
-    await reader.subscribe({ topic: tally.config.TALLY_DLQ_TOPIC, fromBeginning: true })
+    suite.stops.push(() => reader.disconnect())
+    await reader.subscribe({ topic: suite.tally.config.TALLY_DLQ_TOPIC, fromBeginning: true })
     await reader.run({
       eachMessage: async ({ message }) => {
         const headers = Object.fromEntries(
@@ -154,9 +137,9 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       },
     })
     await produceRaw(topic(), [
-      { key: good[0]?.request_id as string, value: codec.encode(good[0] as RequestEvent) },
+      { key: good[0]?.request_id as string, value: suite.codec.encode(good[0] as RequestEvent) },
       { key: 'poison', value: Buffer.from('this is not avro') },
-      { key: good[1]?.request_id as string, value: codec.encode(good[1] as RequestEvent) },
+      { key: good[1]?.request_id as string, value: suite.codec.encode(good[1] as RequestEvent) },
     ])
     await written(org, 2)
     await waitFor(() => dead.some((d) => d.value === 'this is not avro'), {
@@ -174,23 +157,23 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
   })
 
   it('ClickHouse down: the consumer retries, commits nothing past unwritten events, then writes them all', async () => {
-    const org = await tally.newOrg()
+    const org = await suite.tally.newOrg()
     const settled = await highWatermark(topic())
     await waitFor(async () => (await committed(INGEST, topic())) >= settled, {
       ...LONG,
       what: 'earlier events committed',
     })
     const failuresBefore = await metric('tally_consumer_handler_failures_total', `{group="${INGEST}"}`)
-    await tally.clickhouse.command({ query: 'DETACH TABLE request_response_rmt' })
+    await suite.tally.clickhouse.command({ query: 'DETACH TABLE request_response_rmt' })
     let attached = false
     try {
-      const res = await api.log(
+      const res = await suite.api.log(
         org,
         Array.from({ length: 24 }, () => ({ model: 'gpt-4o' })),
       )
       expect(res.status).toBe(201)
       // A caller-supplied id cannot be checked against stored rows now, and is accepted anyway.
-      expect((await api.log(org, { request_id: randomUUID(), model: 'gpt-4o' })).status).toBe(201)
+      expect((await suite.api.log(org, { request_id: randomUUID(), model: 'gpt-4o' })).status).toBe(201)
       await waitFor(
         async () =>
           (await metric('tally_consumer_handler_failures_total', `{group="${INGEST}"}`)) >=
@@ -199,13 +182,13 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       )
       expect(await highWatermark(topic())).toBe(settled + 25)
       expect(await committed(INGEST, topic())).toBe(settled)
-      await tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })
+      await suite.tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })
       attached = true
     } finally {
-      if (!attached) await tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })
+      if (!attached) await suite.tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })
     }
     await written(org, 25)
-    expect(await api.count(org)).toBe(25)
+    expect(await suite.api.count(org)).toBe(25)
     await waitFor(async () => (await committed(INGEST, topic())) === settled + 25, {
       ...LONG,
       what: 'offsets committed after the write',
@@ -213,7 +196,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
   })
 
   it('a consumer stopped in the middle of a batch loses nothing: its successor writes everything once', async () => {
-    const org = await tally.newOrg()
+    const org = await suite.tally.newOrg()
     const t = `${topic()}.kill`
     await admin((a) => a.createTopics({ waitForLeaders: true, topics: [{ topic: t, numPartitions: 1 }] }))
     const events = Array.from({ length: 50 }, (_, i) =>
@@ -221,11 +204,11 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     )
     await produceRaw(
       t,
-      events.map((e) => ({ key: e.request_id, value: codec.encode(e) })),
+      events.map((e) => ({ key: e.request_id, value: suite.codec.encode(e) })),
     )
 
     const groupId = `kill-${randomUUID()}`
-    const ingest = createIngestHandler(tally.clickhouse, log)
+    const ingest = createIngestHandler(suite.tally.clickhouse, log)
     let chunks = 0
     let crash: (err: Error) => void = () => {}
     const crashing = new Promise<void>((_, reject) => {
@@ -244,11 +227,11 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       },
     }
     const first = await runKafkaConsumer({
-      kafka,
+      kafka: suite.kafka,
       groupId,
       topic: t,
       dlqTopic: `${t}.dlq`,
-      codec,
+      codec: suite.codec,
       handler: dying,
       log,
       chunkSize: 10,
@@ -259,23 +242,23 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await stopping
     expect(first.stats.handled).toBe(20)
     expect(await committed(groupId, t)).toBeLessThanOrEqual(20)
-    expect(await api.count(org)).toBe(25)
+    expect(await suite.api.count(org)).toBe(25)
 
     const second = await runKafkaConsumer({
-      kafka,
+      kafka: suite.kafka,
       groupId,
       topic: t,
       dlqTopic: `${t}.dlq`,
-      codec,
+      codec: suite.codec,
       handler: ingest,
       log,
       chunkSize: 10,
     })
-    stops.push(() => second.stop())
+    suite.stops.push(() => second.stop())
     await written(org, 50)
     await waitFor(async () => (await committed(groupId, t)) === 50, { ...LONG, what: 'all 50 committed' })
-    expect(await api.count(org)).toBe(50)
-    const q = await api.query(org, { limit: 1000 })
+    expect(await suite.api.count(org)).toBe(50)
+    const q = await suite.api.query(org, { limit: 1000 })
     expect(new Set(q.body.data.map((r: { request_id: string }) => r.request_id))).toEqual(
       new Set(events.map((e) => e.request_id)),
     )

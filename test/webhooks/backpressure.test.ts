@@ -6,12 +6,13 @@ import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 import { outcomeWriteFailures, workerParts } from './support/worker.ts'
 
-// Tally without its dispatcher: the worker under test is the only one claiming.
-const suite = webhookSuite({}, { api: true, ingest: false, dispatcher: false })
-
 const requestIdOf = (body: Buffer) => JSON.parse(body.toString()).metadata.requestId as string
 
 describe.skipIf(!engines().kafkaBrokers)('delivery worker back-pressure', () => {
+  // Tally without its dispatcher (roles apart need Kafka): the worker under test is the only one
+  // claiming.
+  const suite = webhookSuite({}, { api: true, ingest: false, dispatcher: false })
+
   it('claim no more than it can hold while outcomes cannot be written, then deliver the rest once each', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
