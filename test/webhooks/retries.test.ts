@@ -11,6 +11,12 @@ const suite = webhookSuite({
   TALLY_WEBHOOK_RETRY_SCHEDULE: '100ms,200ms',
 })
 
+/** Every attempt at the webhook's deliveries, oldest first. */
+const attemptsOf = (webhookId: string) =>
+  suite.tally.sql<{ error: string | null; response_status: number | null; duration_ms: number }[]>`
+    select a.error, a.response_status, a.duration_ms from webhook_delivery_attempts a
+    join webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = ${webhookId} order by a.id`
+
 describe('webhook retries and their end', () => {
   it('retry 500s on the schedule with the same id and bytes, then deliver; give up after the last step', async () => {
     const org = await suite.tally.newOrg()
@@ -61,9 +67,7 @@ describe('webhook retries and their end', () => {
       'delivered',
       15_000,
     )
-    const rows = await suite.tally.sql`
-      select a.error, a.response_status from webhook_delivery_attempts a
-      join webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = ${hook.id} order by a.id`
+    const rows = await attemptsOf(hook.id)
     expect(rows.map((r) => [r.error, r.response_status])).toEqual([
       ['no answer within 5000 ms', null],
       [null, 204],
@@ -81,9 +85,7 @@ describe('webhook retries and their end', () => {
       'delivered',
       15_000,
     )
-    const rows = await suite.tally.sql`
-      select a.error, a.response_status, a.duration_ms from webhook_delivery_attempts a
-      join webhook_deliveries d on d.id = a.delivery_id where d.webhook_id = ${hook.id} order by a.id`
+    const rows = await attemptsOf(hook.id)
     expect(rows.map((r) => [r.error, r.response_status])).toEqual([
       ['no answer within 5000 ms', null],
       [null, 204],
