@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { isSampled } from '../../services/dispatcher/payload.ts'
 import { verifyWebhook } from '../../services/dispatcher/signature.ts'
 import { sampleEvent } from '../support/events.ts'
-import { createWebhook, deliveriesOf } from './support/api.ts'
+import { createWebhook, deliveriesOf, postWebhookAction } from './support/api.ts'
 import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 
@@ -187,11 +187,7 @@ describe('webhook deliveries', () => {
   it('sign with both keys for a day after rotation; X-Service-Signature keeps the old one meanwhile', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
-    const res = await suite.tally.app.inject({
-      method: 'POST',
-      url: `/v1/webhooks/${hook.id}/rotate-key`,
-      headers: org.headers,
-    })
+    const res = await postWebhookAction(suite.tally, org, hook.id, 'rotate-key')
     expect(res.statusCode, res.body).toBe(200)
     const { hmac_key: newKey, previous_key_expires_at } = res.json().data
     expect(newKey).not.toBe(hook.hmac_key)
@@ -226,12 +222,7 @@ describe('webhook deliveries', () => {
   it('refuse a second rotation while the previous key still signs, naming when the overlap ends', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
-    const rotate = () =>
-      suite.tally.app.inject({
-        method: 'POST',
-        url: `/v1/webhooks/${hook.id}/rotate-key`,
-        headers: org.headers,
-      })
+    const rotate = () => postWebhookAction(suite.tally, org, hook.id, 'rotate-key')
     const first = await rotate()
     expect(first.statusCode, first.body).toBe(200)
     const { hmac_key: newKey, previous_key_expires_at: endsAt } = first.json().data
@@ -242,11 +233,7 @@ describe('webhook deliveries', () => {
       error: `Key rotation refused: the previous key keeps signing until ${new Date(endsAt).toISOString()}; rotate again after that, once your receiver has the current key`,
     })
     // The refused rotation changed nothing: X-Service-Signature still uses the key the receiver has.
-    const sent = await suite.tally.app.inject({
-      method: 'POST',
-      url: `/v1/webhooks/${hook.id}/test`,
-      headers: org.headers,
-    })
+    const sent = await postWebhookAction(suite.tally, org, hook.id, 'test')
     expect(sent.json().data).toMatchObject({ delivered: true })
     const [got] = suite.receiver.to(hook.path)
     expect(got?.headers['x-service-signature']).toBe(
@@ -263,14 +250,8 @@ describe('webhook deliveries', () => {
   it('stop signing with the previous key once the overlap ends, and allow the next rotation then', async () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
-    const rotate = () =>
-      suite.tally.app.inject({
-        method: 'POST',
-        url: `/v1/webhooks/${hook.id}/rotate-key`,
-        headers: org.headers,
-      })
-    const test = () =>
-      suite.tally.app.inject({ method: 'POST', url: `/v1/webhooks/${hook.id}/test`, headers: org.headers })
+    const rotate = () => postWebhookAction(suite.tally, org, hook.id, 'rotate-key')
+    const test = () => postWebhookAction(suite.tally, org, hook.id, 'test')
     const second = (await rotate()).json().data.hmac_key as string
     // 24 h pass.
     await suite.tally.sql`
@@ -327,11 +308,7 @@ describe('webhook deliveries', () => {
       )
       return { after: deleted }
     })
-    const res = await suite.tally.app.inject({
-      method: 'POST',
-      url: `/v1/webhooks/${hook.id}/test`,
-      headers: org.headers,
-    })
+    const res = await postWebhookAction(suite.tally, org, hook.id, 'test')
     expect((await deleted)?.statusCode).toBe(200)
     expect(suite.receiver.to(hook.path)).toHaveLength(1)
     expect(res.statusCode, res.body).toBe(404)
@@ -345,11 +322,7 @@ describe('webhook deliveries', () => {
     const good = await createWebhook(suite.tally, org, suite.receiver.url)
     const bad = await createWebhook(suite.tally, org, suite.receiver.url)
     suite.receiver.on(bad.path, () => ({ status: 500 }))
-    const sent = await suite.tally.app.inject({
-      method: 'POST',
-      url: `/v1/webhooks/${good.id}/test`,
-      headers: org.headers,
-    })
+    const sent = await postWebhookAction(suite.tally, org, good.id, 'test')
     expect(sent.statusCode, sent.body).toBe(200)
     expect(sent.json().data).toMatchObject({ delivered: true, status: 200, error: null })
     const [got] = suite.receiver.to(good.path)
@@ -358,11 +331,7 @@ describe('webhook deliveries', () => {
     ).toEqual({ ok: true })
     expect(JSON.parse(got?.body.toString() ?? '{}').metadata.event).toBe('webhook.test')
 
-    const failed = await suite.tally.app.inject({
-      method: 'POST',
-      url: `/v1/webhooks/${bad.id}/test`,
-      headers: org.headers,
-    })
+    const failed = await postWebhookAction(suite.tally, org, bad.id, 'test')
     expect(failed.json().data).toMatchObject({
       delivered: false,
       status: 500,

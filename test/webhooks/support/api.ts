@@ -56,3 +56,17 @@ export async function deliveriesOf(
   expect(res.statusCode, res.body).toBe(200)
   return res.json().data as DeliveryView[]
 }
+
+/** POST /v1/webhooks/{id}/test or /rotate-key, as the organization. */
+export function postWebhookAction(
+  tally: TestTally,
+  org: TestOrg,
+  webhookId: string,
+  action: 'test' | 'rotate-key',
+) {
+  return tally.app.inject({
+    method: 'POST',
+    url: `/v1/webhooks/${webhookId}/${action}`,
+    headers: org.headers,
+  })
+}
