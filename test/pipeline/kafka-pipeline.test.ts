@@ -123,19 +123,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       sampleEvent({ organization_id: org.organizationId }),
     ]
     const dlqBefore = await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)
-    const dead: { value: string; headers: Record<string, string> }[] = []
-    const reader = suite.kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` })
-    await reader.connect()
-    suite.stops.push(() => reader.disconnect())
-    await reader.subscribe({ topic: suite.tally.config.TALLY_DLQ_TOPIC, fromBeginning: true })
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        const headers = Object.fromEntries(
-          Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
-        )
-        dead.push({ value: String(message.value), headers })
-      },
-    })
+    const dead = await suite.readDlq()
     await produceRaw(topic(), [
       { key: good[0]?.request_id as string, value: suite.codec.encode(good[0] as RequestEvent) },
       { key: 'poison', value: Buffer.from('this is not avro') },

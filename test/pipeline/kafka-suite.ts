@@ -17,6 +17,14 @@ export interface KafkaSuite {
   groupPrefix: string
   /** Run after the file, last added first, before Tally closes. */
   stops: (() => Promise<void>)[]
+  /** Starts reading the DLQ topic from its beginning; the list fills as letters arrive (until the file ends). */
+  readDlq(): Promise<DeadLetter[]>
+}
+
+export interface DeadLetter {
+  key: string
+  value: string
+  headers: Record<string, string>
 }
 
 /**
@@ -26,7 +34,26 @@ export interface KafkaSuite {
  * codec; stops them after the file.
  */
 export function kafkaSuite(): KafkaSuite {
-  const suite = { groupPrefix: `run-${randomUUID().slice(0, 8)}.`, stops: [] } as unknown as KafkaSuite
+  const suite = {
+    groupPrefix: `run-${randomUUID().slice(0, 8)}.`,
+    stops: [],
+    async readDlq() {
+      const dead: DeadLetter[] = []
+      const reader = suite.kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` })
+      await reader.connect()
+      suite.stops.push(() => reader.disconnect())
+      await reader.subscribe({ topic: suite.tally.config.TALLY_DLQ_TOPIC, fromBeginning: true })
+      await reader.run({
+        eachMessage: async ({ message }) => {
+          const headers = Object.fromEntries(
+            Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
+          )
+          dead.push({ key: String(message.key), value: String(message.value), headers })
+        },
+      })
+      return dead
+    },
+  } as unknown as KafkaSuite
   beforeAll(async () => {
     suite.tally = await startTestTally({
       kafka: true,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -21,19 +20,7 @@ describe.skipIf(!engines().kafkaBrokers)('rows ClickHouse can never accept, thro
     const p0 = [ev(), poison, ev()]
     const p1 = [ev(), ev(), ev()]
 
-    const dead: { key: string; headers: Record<string, string> }[] = []
-    const reader = suite.kafka.consumer({ groupId: `dlq-reader-${randomUUID()}` })
-    await reader.connect()
-    suite.stops.push(() => reader.disconnect())
-    await reader.subscribe({ topic: suite.tally.config.TALLY_DLQ_TOPIC, fromBeginning: true })
-    await reader.run({
-      eachMessage: async ({ message }) => {
-        const headers = Object.fromEntries(
-          Object.entries(message.headers ?? {}).map(([k, v]) => [k, String(v)]),
-        )
-        dead.push({ key: String(message.key), headers })
-      },
-    })
+    const dead = await suite.readDlq()
 
     const producer = suite.kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
     await producer.connect()
