@@ -76,7 +76,7 @@ async function serve(role: Role) {
   const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
   const { toRequestEvent } = await import('../services/api/requests/intake.ts')
   const { loadPriceTable } = await import('../services/api/requests/prices.ts')
-  const { ROW_COLUMNS, toCompactRow } = await import('../services/ingest/rows.ts')
+  const { INSERT_COLUMNS, toCompactRow } = await import('../services/shared/clickhouse/request-table.ts')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
   const run = process.env.BENCH_RUN as string
@@ -127,7 +127,7 @@ async function serve(role: Role) {
         const chunk = rows.map((r) => r.with(1, crypto.randomUUID()))
         await ch.insert({
           table: 'request_response_rmt',
-          columns: [...ROW_COLUMNS],
+          columns: [...INSERT_COLUMNS],
           values: chunk,
           format: 'JSONCompactEachRow',
         })

@@ -1,4 +1,4 @@
-import type { ClickHouseClient } from '../services/shared/clickhouse.ts'
+import type { ClickHouseClient } from '../services/shared/clickhouse/client.ts'
 
 /**
  * Deterministic session traffic generated inside ClickHouse (INSERT … SELECT FROM numbers()), so

@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
-import type { ClickHouseClient } from '../shared/clickhouse.ts'
+import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'

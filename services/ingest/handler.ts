@@ -1,11 +1,9 @@
 import { Counter, Histogram } from 'prom-client'
-import type { ClickHouseClient } from '../shared/clickhouse.ts'
+import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
+import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
-import { ROW_COLUMNS, toCompactRow } from './rows.ts'
-
-export const REQUEST_TABLE = 'request_response_rmt'
 
 const written = new Counter({
   name: 'tally_events_written_total',
@@ -74,7 +72,7 @@ export function createIngestHandler(client: ClickHouseClient, log: Logger): Even
       try {
         await client.insert({
           table: REQUEST_TABLE,
-          columns: [...ROW_COLUMNS],
+          columns: [...INSERT_COLUMNS],
           values: events.map(toCompactRow),
           format: 'JSONCompactEachRow',
         })

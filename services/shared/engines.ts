@@ -1,6 +1,6 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
-import { type ClickHouseHandle, openClickHouse } from './clickhouse.ts'
+import { type ClickHouseHandle, openClickHouse } from './clickhouse/client.ts'
 import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
 import { migrateClickHouse, migratePostgres } from './migrate.ts'

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { ClickHouseClient } from './clickhouse.ts'
+import type { ClickHouseClient } from './clickhouse/client.ts'
 import type { Logger } from './logger.ts'
 import type { Sql } from './postgres.ts'
 

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
-import { toRow } from '../../services/ingest/rows.ts'
-import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse.ts'
+import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
+import { toRow } from '../../services/shared/clickhouse/request-table.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'

@@ -6,7 +6,7 @@ import {
   MAX_DEPTH,
   MAX_LEAVES,
 } from '../../services/api/filters/compile.ts'
-import type { ClickHouseHandle } from '../../services/shared/clickhouse.ts'
+import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
 import { sampleEvent } from '../support/events.ts'
 import { insertEvents, matchingIds, openMigratedClickHouse } from './chdb.ts'

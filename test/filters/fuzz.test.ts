@@ -11,7 +11,7 @@ import {
   REQUEST_FIELDS,
   SESSION_FIELDS,
 } from '../../services/api/filters/fields.ts'
-import type { ClickHouseHandle } from '../../services/shared/clickhouse.ts'
+import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
 import { sampleEvent } from '../support/events.ts'
 import { insertEvents, openMigratedClickHouse } from './chdb.ts'

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import postgres from 'postgres'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openClickHouse } from '../../services/shared/clickhouse.ts'
+import { openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import {

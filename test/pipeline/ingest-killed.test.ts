@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openClickHouse } from '../../services/shared/clickhouse.ts'
+import { openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'

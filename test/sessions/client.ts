@@ -1,4 +1,4 @@
-import { toRow } from '../../services/ingest/rows.ts'
+import { toRow } from '../../services/shared/clickhouse/request-table.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 

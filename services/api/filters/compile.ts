@@ -1,10 +1,10 @@
+import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import { badRequest } from '../../shared/errors.ts'
 import {
   type FieldDef,
   OPERATORS,
   PROPERTIES,
   REQUEST_FIELDS,
-  REQUEST_TABLE,
   SESSION_FIELDS,
   SESSION_TABLE,
 } from './fields.ts'

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import type { ClickHouseClient } from '../../shared/clickhouse.ts'
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { SORT_COLUMNS, type SortField } from '../../shared/clickhouse/request-table.ts'
 import type { Config } from '../../shared/config.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
 import type { EventPublisher } from '../../shared/events/transport.ts'
@@ -12,7 +13,7 @@ import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
 import { requestRecord, toRecord } from './record.ts'
-import { createRequestRepo, type RequestRepo, SORT_COLUMNS, type SortField } from './repo.ts'
+import { createRequestRepo, type RequestRepo } from './repo.ts'
 import { createIntake, type Intake } from './service.ts'
 
 interface RequestRouteDeps {

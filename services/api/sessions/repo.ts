@@ -1,4 +1,5 @@
-import type { ClickHouseClient } from '../../shared/clickhouse.ts'
+import { z } from 'zod'
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import {
   countStatement,
   newestPageIdsStatement,
@@ -9,32 +10,39 @@ import {
 } from './sql.ts'
 
 /** A session row as ClickHouse returns it: times in UTC ISO, numbers as JSON numbers. */
-export interface SessionRow {
-  session_id: string
-  latest_session_name: string
-  session_created_at: string
-  session_latest_request_created_at: string
-  session_total_cost: number
-  session_total_requests: number
-  session_prompt_tokens: number
-  session_completion_tokens: number
-  session_total_tokens: number
-  session_avg_latency: number
-  user_ids: string[]
-}
+const sessionRowSchema = z.object({
+  session_id: z.string(),
+  latest_session_name: z.string(),
+  session_created_at: z.string(),
+  session_latest_request_created_at: z.string(),
+  session_total_cost: z.number(),
+  session_total_requests: z.number().int(),
+  session_prompt_tokens: z.number().int(),
+  session_completion_tokens: z.number().int(),
+  session_total_tokens: z.number().int(),
+  session_avg_latency: z.number(),
+  user_ids: z.array(z.string()),
+})
 
-interface PageRow {
-  session_id: string
-  session_created_at: string
-  session_latest_request_created_at: string
-}
+export type SessionRow = z.output<typeof sessionRowSchema>
+
+/** The first pass: a page's session ids and the window they span. */
+const pageRowSchema = sessionRowSchema.pick({
+  session_id: true,
+  session_created_at: true,
+  session_latest_request_created_at: true,
+})
+
+const countSchema = z.object({ count: z.number().int() })
 
 export function createSessionRepo(client: ClickHouseClient) {
   return {
     /** Two passes (services/api/sessions/sql.ts): the page's ids, then their aggregates. */
     async page(query: SessionQuery): Promise<SessionRow[]> {
       const ids = async (statement: Statement) =>
-        (await client.query({ ...statement, format: 'JSONEachRow' })).json<PageRow>()
+        pageRowSchema
+          .array()
+          .parse(await (await client.query({ ...statement, format: 'JSONEachRow' })).json())
       const newest = newestPageIdsStatement(query)
       let page = newest ? await ids(newest) : []
       if (page.length < query.limit) page = await ids(pageIdsStatement(query))
@@ -46,13 +54,13 @@ export function createSessionRepo(client: ClickHouseClient) {
         ...pageStatement(query, { ids: page.map((r) => r.session_id), from, to }),
         format: 'JSONEachRow',
       })
-      return rs.json<SessionRow>()
+      return sessionRowSchema.array().parse(await rs.json())
     },
 
     async count(query: SessionQuery): Promise<number> {
       const rs = await client.query({ ...countStatement(query), format: 'JSONEachRow' })
-      const [row] = await rs.json<{ count: number }>()
-      return Number(row?.count ?? 0)
+      const [row] = countSchema.array().parse(await rs.json())
+      return row?.count ?? 0
     },
   }
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client'
-import type { Config } from './config.ts'
+import type { Config } from '../config.ts'
 
 export type { ClickHouseClient }
 
