@@ -1,4 +1,5 @@
-import { runProcess } from '../standalone/process.ts'
+import { runProcess } from '../shared/process/run.ts'
+import { apiRole } from './role.ts'
 
 // The API alone (distributed mode): publishes request events to Kafka.
-await runProcess('tally-api', { api: true, ingest: false, dispatcher: false })
+await runProcess('tally-api', { serving: apiRole, consumers: [] })

@@ -1,4 +1,5 @@
-import { runProcess } from '../standalone/process.ts'
+import { runProcess } from '../shared/process/run.ts'
+import { dispatcherRole } from './role.ts'
 
 // Consumer group tally-dispatcher: request events from Kafka into webhook deliveries.
-await runProcess('tally-dispatcher', { api: false, ingest: false, dispatcher: true })
+await runProcess('tally-dispatcher', { consumers: [dispatcherRole] })

@@ -1,4 +1,5 @@
-import { runProcess } from '../standalone/process.ts'
+import { runProcess } from '../shared/process/run.ts'
+import { ingestRole } from './role.ts'
 
 // Consumer group tally-ingest: request events from Kafka into ClickHouse.
-await runProcess('tally-ingest', { api: false, ingest: true, dispatcher: false })
+await runProcess('tally-ingest', { consumers: [ingestRole] })

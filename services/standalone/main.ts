@@ -1,9 +1,12 @@
-import { runProcess } from './process.ts'
+import { runProcess } from '../shared/process/run.ts'
+import { ALL_ROLES, selectRoles } from './compose.ts'
 
 // `npm start`: api, ingest and dispatcher in one process, every engine embedded unless its
 // environment variable points at a real one.
 const startedAt = Date.now()
-await runProcess('tally', { api: true, ingest: true, dispatcher: true }, ({ url, bootstrap }) => {
+await runProcess('tally', selectRoles(ALL_ROLES), ({ served }) => {
+  if (!served) return
+  const { url, bootstrap } = served
   const lines = [
     '',
     `Tally is ready in ${Date.now() - startedAt} ms at ${url}`,

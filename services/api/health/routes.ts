@@ -1,11 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import type { ReadinessCheck } from '../../shared/process/role.ts'
 import { envelope } from '../http/envelope.ts'
-
-export interface ReadinessCheck {
-  name: string
-  check(): Promise<unknown>
-}
 
 const TIMEOUT_MS = 2_000
 

@@ -1,0 +1,101 @@
+/**
+ * The dependency rule of docs/architecture.md, checked on the real import graph (`npm run lint`):
+ * - services/api, services/ingest and services/dispatcher import only from services/shared and
+ *   their own folder: never from each other, never from services/standalone;
+ * - services/shared imports from none of them;
+ * - what the ingest and dispatcher processes load at run time reaches no HTTP framework.
+ * Imports are resolved to files, so no spelling of a path slips through. Exits 1 naming each
+ * violation.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+/** What each folder under services/ may import besides itself; standalone, the entry of `npm start`, may import every role. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  api: ['shared'],
+  ingest: ['shared'],
+  dispatcher: ['shared'],
+  shared: [],
+}
+/** Packages a consumer-only process must not load: they belong to the API. */
+const HTTP_ONLY = [/^fastify$/, /^fastify-/, /^@fastify\//]
+const CONSUMER_ENTRIES = ['services/ingest/main.ts', 'services/dispatcher/main.ts']
+
+interface Import {
+  specifier: string
+  /** `import type …` / `export type …`: erased before run time. */
+  typeOnly: boolean
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+
+export function importsOf(source: string): Import[] {
+  const found: Import[] = []
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '')
+  for (const m of code.matchAll(IMPORT)) {
+    const specifier = m[2] ?? m[3]
+    if (specifier) found.push({ specifier, typeOnly: Boolean(m[1]) })
+  }
+  return found
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => join(e.parentPath, e.name))
+}
+
+/** The top folder under services/ a file belongs to, e.g. `api`, `shared`. */
+function area(root: string, file: string): string | undefined {
+  const parts = relative(join(root, 'services'), file).split('/')
+  return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined
+}
+
+export function checkArchitecture(root: string): string[] {
+  const violations: string[] = []
+  const files = sourceFiles(join(root, 'services'))
+  const graph = new Map<string, Import[]>()
+  for (const file of files) graph.set(file, importsOf(readFileSync(file, 'utf8')))
+
+  for (const [file, imports] of graph) {
+    const from = area(root, file)
+    for (const { specifier } of imports) {
+      if (!specifier.startsWith('.')) continue
+      const to = area(root, resolve(dirname(file), specifier))
+      const allowed = from === undefined ? undefined : MAY_IMPORT[from]
+      if (!allowed || !to || to === from || allowed.includes(to)) continue
+      const rule =
+        allowed.length > 0
+          ? `only ${allowed.map((a) => `services/${a}`).join(', ')} and itself`
+          : 'only itself'
+      violations.push(`${relative(root, file)} imports ${specifier}: services/${from} may import ${rule}`)
+    }
+  }
+
+  for (const entry of CONSUMER_ENTRIES) {
+    const seen = new Set<string>()
+    const visit = (file: string, chain: string[]) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      for (const { specifier, typeOnly } of graph.get(file) ?? []) {
+        if (typeOnly) continue
+        if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier), [...chain, specifier])
+        else if (HTTP_ONLY.some((p) => p.test(specifier)))
+          violations.push(
+            `${entry} loads ${specifier} at run time through ${[...chain, specifier].join(' → ')}`,
+          )
+      }
+    }
+    visit(join(root, entry), [])
+  }
+  return violations.sort()
+}
+
+if (import.meta.main) {
+  const root = resolve(import.meta.dirname, '..')
+  const violations = checkArchitecture(root)
+  for (const v of violations) console.error(`architecture: ${v}`)
+  if (violations.length > 0) process.exit(1)
+  console.log('architecture: the dependency rule holds')
+}

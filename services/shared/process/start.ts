@@ -1,0 +1,138 @@
+import { type Config, ConfigError, publicUrl } from '../config.ts'
+import { type Engines, openEngines } from '../engines.ts'
+import { loadRequestEventCodec } from '../events/codec.ts'
+import { createKafka, createKafkaPublisher, ensureTopics, runKafkaConsumer } from '../events/kafka.ts'
+import { createInProcessPublisher, type EventHandler, type EventPublisher } from '../events/transport.ts'
+import type { Logger } from '../logger.ts'
+import { startMetricsServer } from '../metrics-server.ts'
+import type { Shutdown } from '../shutdown.ts'
+import type { EngineNeeds, ProcessRoles, ReadinessCheck } from './role.ts'
+
+/** The consumer groups of the event topic: without Kafka, one process must run them all. */
+const CONSUMER_GROUPS = ['tally-ingest', 'tally-dispatcher']
+
+export interface Started<Out> {
+  engines: Engines
+  publisher?: EventPublisher
+  /** What the serving role reported once it listened. */
+  served?: Out & { url: string }
+}
+
+/**
+ * The composition root of every Tally process: opens the engines its roles need, starts the
+ * consumer roles, wires their handlers to Kafka (when KAFKA_BROKERS is set) or in-process, then
+ * starts the serving role with the publisher. Shutdown steps are registered in start order, so
+ * they run: serving role, publisher, consumers, engines.
+ */
+export async function startRoles<Out>(
+  config: Config,
+  log: Logger,
+  shutdown: Shutdown,
+  roles: ProcessRoles<Out>,
+): Promise<Started<Out>> {
+  const { serving, consumers } = roles
+  const inProcess = !config.KAFKA_BROKERS
+  const groups = new Set(consumers.map((c) => c.group))
+  if (inProcess && !(serving && CONSUMER_GROUPS.every((g) => groups.has(g)))) {
+    throw new ConfigError(
+      'KAFKA_BROKERS is required when the api, ingest and dispatcher run as separate processes; `npm start` runs them together without Kafka',
+    )
+  }
+  // With PORT=0 the API's address is known only once it listens; links made before then are not.
+  let baseUrl = publicUrl(config)
+  const needs: EngineNeeds = {}
+  for (const role of [...consumers, ...(serving ? [serving] : [])])
+    for (const [engine, needed] of Object.entries(role.needs))
+      if (needed) needs[engine as keyof EngineNeeds] = true
+  const engines = await openEngines(config, log, shutdown, needs, () => baseUrl)
+  const context = { config, log, shutdown, engines }
+  const readiness = engineChecks(engines)
+
+  const handlers: { group: string; handler: EventHandler }[] = []
+  for (const role of consumers) handlers.push({ group: role.group, handler: await role.start(context) })
+
+  const codec = await loadRequestEventCodec()
+  let publisher: EventPublisher | undefined
+  if (inProcess) {
+    const inProcessPublisher = createInProcessPublisher(
+      codec,
+      handlers.map((h) => h.handler),
+    )
+    shutdown.add('publisher', () => inProcessPublisher.close())
+    publisher = inProcessPublisher
+  } else {
+    const kafka = createKafka(config, log)
+    await ensureTopics(kafka, config)
+    readiness.push({
+      name: 'kafka',
+      check: async () => {
+        const admin = kafka.admin()
+        await admin.connect()
+        try {
+          await admin.describeCluster()
+        } finally {
+          await admin.disconnect()
+        }
+      },
+    })
+    for (const { group, handler } of handlers) {
+      const consumer = await runKafkaConsumer({
+        kafka,
+        groupId: `${config.TALLY_CONSUMER_GROUP_PREFIX}${group}`,
+        topic: config.TALLY_REQUEST_TOPIC,
+        dlqTopic: config.TALLY_DLQ_TOPIC,
+        codec,
+        handler,
+        log: log.child({ consumer: group }),
+        chunkSize: config.TALLY_INGEST_CHUNK_SIZE,
+      })
+      shutdown.add(`consumer ${group}`, () => consumer.stop())
+    }
+    if (serving) {
+      const kafkaPublisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec, {
+        lingerMs: config.TALLY_PRODUCER_LINGER_MS,
+      })
+      shutdown.add('publisher', () => kafkaPublisher.close())
+      publisher = kafkaPublisher
+    }
+  }
+
+  if (!serving || !publisher) {
+    if (config.TALLY_METRICS_PORT !== undefined) {
+      const metrics = await startMetricsServer(config.TALLY_METRICS_PORT, config.HOST)
+      shutdown.add('metrics', () => metrics.close())
+    }
+    return publisher ? { engines, publisher } : { engines }
+  }
+  const served = await serving.start({
+    ...context,
+    publisher,
+    readiness,
+    setPublicUrl: (url) => {
+      baseUrl = url
+    },
+  })
+  return { engines, publisher, served }
+}
+
+/** `/readyz` checks for the engines this process opened. */
+function engineChecks(engines: Engines): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = []
+  if (engines.postgres) {
+    const { sql } = engines.postgres
+    checks.push({ name: 'postgres', check: () => sql`select 1` })
+  }
+  if (engines.clickhouse) {
+    const { client } = engines.clickhouse
+    checks.push({
+      name: 'clickhouse',
+      check: async () => {
+        const r = await client.ping()
+        if (!r.success) throw r.error
+      },
+    })
+  }
+  const { blobs } = engines
+  if (blobs) checks.push({ name: `blobs (${blobs.kind})`, check: () => blobs.ping() })
+  return checks
+}

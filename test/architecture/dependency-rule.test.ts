@@ -1,0 +1,97 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { checkArchitecture, importsOf } from '../../scripts/check-architecture.ts'
+
+const ROOT = new URL('../../', import.meta.url).pathname
+const trees: string[] = []
+
+/** A throwaway repository with just these files under it. */
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'tally-test-architecture-'))
+  trees.push(root)
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true })
+    writeFileSync(join(root, path), text)
+  }
+  return root
+}
+
+afterEach(() => {
+  for (const root of trees.splice(0)) rmSync(root, { recursive: true, force: true })
+})
+
+const entries = {
+  'services/ingest/main.ts': "import { ingestRole } from './role.ts'\n",
+  'services/ingest/role.ts': "import { log } from '../shared/log.ts'\n",
+  'services/dispatcher/main.ts': '',
+  'services/shared/log.ts': 'export const log = 1\n',
+}
+
+describe('the dependency rule', () => {
+  it('holds in this repository', () => {
+    expect(checkArchitecture(ROOT)).toEqual([])
+  })
+
+  it('names a role importing another role, however the path is spelled', () => {
+    const root = tree({
+      ...entries,
+      'services/api/requests/repo.ts': "import { x } from '../../ingest/../ingest/role.ts'\n",
+      'services/dispatcher/worker.ts': "export { y } from '../api/app.ts'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/api/requests/repo.ts imports ../../ingest/../ingest/role.ts: services/api may import only services/shared and itself',
+      'services/dispatcher/worker.ts imports ../api/app.ts: services/dispatcher may import only services/shared and itself',
+    ])
+  })
+
+  it('names shared importing a role or the standalone entry', () => {
+    const root = tree({
+      ...entries,
+      'services/shared/process/run.ts': "const m = await import('../../standalone/compose.ts')\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/shared/process/run.ts imports ../../standalone/compose.ts: services/shared may import only itself',
+    ])
+  })
+
+  it('lets the standalone entry compose every role', () => {
+    const root = tree({
+      ...entries,
+      'services/standalone/main.ts': "import '../api/role.ts'\nimport '../ingest/role.ts'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([])
+  })
+
+  it('names an HTTP framework loaded at run time by a consumer process, but not a type-only import', () => {
+    const root = tree({
+      ...entries,
+      'services/shared/log.ts': "import type { FastifyInstance } from 'fastify'\nimport { z } from 'zod'\n",
+      'services/dispatcher/main.ts': "import { h } from '../shared/http.ts'\n",
+      'services/shared/http.ts': "import Fastify from 'fastify'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/dispatcher/main.ts loads fastify at run time through ../shared/http.ts → fastify',
+    ])
+  })
+
+  it('reads static, re-exported and dynamic imports, and skips commented ones', () => {
+    const source = [
+      "import { a, type B } from './a.ts'",
+      "import type { C } from './c.ts'",
+      "export * from './d.ts'",
+      "import './e.ts'",
+      "const f = await import('./f.ts')",
+      "// import { g } from './g.ts'",
+      "/* import { h } from './h.ts' */",
+    ].join('\n')
+    expect(importsOf(source)).toEqual([
+      { specifier: './a.ts', typeOnly: false },
+      { specifier: './c.ts', typeOnly: true },
+      { specifier: './d.ts', typeOnly: false },
+      { specifier: './e.ts', typeOnly: false },
+      { specifier: './f.ts', typeOnly: false },
+    ])
+  })
+})
