@@ -17,234 +17,134 @@ import { z } from 'zod'
 
 export const REQUEST_TABLE = 'request_response_rmt'
 
+const TIME = "DateTime64(3, 'UTC')"
+const MAP = 'Map(LowCardinality(String), String)'
+const int = z.number().int().min(0)
+
+/**
+ * Each ClickHouse type the table uses: the kind of value it holds (how it reads back and what the
+ * API record makes of it), the rule of the event field written into it, and how filters see it.
+ */
+const TYPES = {
+  UUID: { kind: 'uuid', event: z.uuid(), filter: 'text' },
+  [TIME]: { kind: 'time', event: z.date(), filter: 'timestamp' },
+  UInt32: { kind: 'int', event: int, filter: 'number' },
+  'Nullable(UInt32)': { kind: 'nullable-int', event: int.nullable(), filter: 'number' },
+  Int32: { kind: 'int', event: z.number().int(), filter: 'number' },
+  Float64: { kind: 'float', event: z.number(), filter: 'number' },
+  Bool: { kind: 'bool', event: z.boolean(), filter: 'boolean' },
+  String: { kind: 'text', event: z.string(), filter: 'text' },
+  'LowCardinality(String)': { kind: 'text', event: z.string(), filter: 'text' },
+  [MAP]: { kind: 'map', event: z.record(z.string(), z.string()), filter: undefined },
+} as const
+
+type ChType = keyof typeof TYPES
+
 /** How a value reads back from ClickHouse (JSON output) and what the API record makes of it. */
-export type ValueKind = 'uuid' | 'text' | 'int' | 'nullable-int' | 'float' | 'bool' | 'time' | 'map' | 'body'
+export type ValueKind = (typeof TYPES)[ChType]['kind'] | 'body'
 
 /** A filter's view of a column: the types the filter language knows (docs/sessions.md). */
-export type FilterType = 'text' | 'number' | 'timestamp' | 'boolean'
+export type FilterType = NonNullable<(typeof TYPES)[ChType]['filter']>
 
 export interface RequestColumn {
   /** The ClickHouse column. */
   readonly name: string
   /** Its type in the DDL, as system.columns reports it. */
-  readonly type: string
+  readonly type: ChType
   readonly kind: ValueKind
   /** The event field it is written from, and that field's rule; absent: ClickHouse fills it. */
   readonly event?: { readonly field: string; readonly schema: z.ZodType }
-  /** The field of the API's request record; absent: not shown (the organization is the caller's). */
+  /** The field of the API's request record (the event field's name); absent: not shown. */
   readonly record?: string
-  /** Names a filter leaf may use for it (the first is the column's own, or its alias). */
+  /** Names a filter leaf may use for it, and how it compares. */
   readonly filter?: { readonly type: FilterType; readonly names: readonly string[] }
   /** The name `sort` takes for it. */
   readonly sort?: string
 }
 
-const int = z.number().int().min(0)
+interface Options {
+  /** The event field's rule, where it is narrower than the type's. */
+  event?: z.ZodType
+  /** Names a filter may use: true for the column's own name. */
+  filter?: true | readonly string[]
+  sort?: string
+  /** A model request or response: JSON text, read only when asked for. */
+  body?: true
+  /** Written but not shown in the request record. */
+  hidden?: true
+}
+
+/** One written column; `field` is the event field and the request record's name for it. */
+function column<
+  const N extends string,
+  const T extends ChType,
+  const F extends string,
+  const O extends Options = Record<never, never>,
+>(name: N, type: T, field: F, options?: O) {
+  const { event, filter, sort, body, hidden } = (options ?? {}) as Options
+  const t = TYPES[type]
+  return {
+    name,
+    type,
+    kind: (body ? 'body' : t.kind) as O extends { body: true } ? 'body' : (typeof TYPES)[T]['kind'],
+    event: {
+      field,
+      schema: (event ?? t.event) as O extends { event: infer S extends z.ZodType }
+        ? S
+        : (typeof TYPES)[T]['event'],
+    },
+    ...((hidden ? {} : { record: field }) as O extends { hidden: true }
+      ? Record<never, never>
+      : { record: F }),
+    ...((filter
+      ? { filter: { type: t.filter, names: filter === true ? [name] : filter } }
+      : {}) as O extends {
+      filter: unknown
+    }
+      ? { filter: { type: FilterType; names: readonly string[] } }
+      : Record<never, never>),
+    ...((sort ? { sort } : {}) as O extends { sort: infer S extends string }
+      ? { sort: S }
+      : Record<never, never>),
+  }
+}
 
 export const REQUEST_COLUMNS = [
-  {
-    name: 'organization_id',
-    type: 'UUID',
-    kind: 'uuid',
-    event: { field: 'organization_id', schema: z.uuid() },
-  },
-  {
-    name: 'request_id',
-    type: 'UUID',
-    kind: 'uuid',
-    event: { field: 'request_id', schema: z.uuid() },
-    record: 'request_id',
-    filter: { type: 'text', names: ['request_id'] },
-  },
-  {
-    name: 'request_created_at',
-    type: "DateTime64(3, 'UTC')",
-    kind: 'time',
-    event: { field: 'created_at', schema: z.date() },
-    record: 'created_at',
-    filter: { type: 'timestamp', names: ['created_at', 'request_created_at'] },
+  column('organization_id', 'UUID', 'organization_id', { hidden: true }),
+  column('request_id', 'UUID', 'request_id', { filter: true }),
+  column('request_created_at', TIME, 'created_at', {
+    filter: ['created_at', 'request_created_at'],
     sort: 'created_at',
-  },
-  {
-    name: 'response_created_at',
-    type: "DateTime64(3, 'UTC')",
-    kind: 'time',
-    event: { field: 'completed_at', schema: z.date() },
-    record: 'completed_at',
-    filter: { type: 'timestamp', names: ['response_created_at'] },
-    sort: 'completed_at',
-  },
-  {
-    name: 'latency',
-    type: 'UInt32',
-    kind: 'int',
-    event: { field: 'latency_ms', schema: int },
-    record: 'latency_ms',
-    filter: { type: 'number', names: ['latency'] },
-    sort: 'latency',
-  },
-  {
-    name: 'time_to_first_token',
-    type: 'Nullable(UInt32)',
-    kind: 'nullable-int',
-    event: { field: 'time_to_first_token_ms', schema: int.nullable() },
-    record: 'time_to_first_token_ms',
-    filter: { type: 'number', names: ['time_to_first_token'] },
+  }),
+  column('response_created_at', TIME, 'completed_at', { filter: true, sort: 'completed_at' }),
+  column('latency', 'UInt32', 'latency_ms', { filter: true, sort: 'latency' }),
+  column('time_to_first_token', 'Nullable(UInt32)', 'time_to_first_token_ms', {
+    filter: true,
     sort: 'time_to_first_token',
-  },
-  {
-    name: 'provider',
-    type: 'LowCardinality(String)',
-    kind: 'text',
-    event: { field: 'provider', schema: z.string() },
-    record: 'provider',
-    filter: { type: 'text', names: ['provider'] },
-    sort: 'provider',
-  },
-  {
-    name: 'model',
-    type: 'LowCardinality(String)',
-    kind: 'text',
-    event: { field: 'model', schema: z.string() },
-    record: 'model',
-    filter: { type: 'text', names: ['model'] },
-    sort: 'model',
-  },
-  {
-    name: 'status',
-    type: 'Int32',
-    kind: 'int',
-    event: { field: 'status', schema: z.number().int() },
-    record: 'status',
-    filter: { type: 'number', names: ['status'] },
-    sort: 'status',
-  },
-  {
-    name: 'target_url',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'target_url', schema: z.string() },
-    record: 'target_url',
-    filter: { type: 'text', names: ['target_url'] },
-  },
-  {
-    name: 'prompt_tokens',
-    type: 'UInt32',
-    kind: 'int',
-    event: { field: 'prompt_tokens', schema: int },
-    record: 'prompt_tokens',
-    filter: { type: 'number', names: ['prompt_tokens'] },
-    sort: 'prompt_tokens',
-  },
-  {
-    name: 'completion_tokens',
-    type: 'UInt32',
-    kind: 'int',
-    event: { field: 'completion_tokens', schema: int },
-    record: 'completion_tokens',
-    filter: { type: 'number', names: ['completion_tokens'] },
-    sort: 'completion_tokens',
-  },
-  {
-    name: 'total_tokens',
-    type: 'UInt32',
-    kind: 'int',
-    event: { field: 'total_tokens', schema: int },
-    record: 'total_tokens',
-    filter: { type: 'number', names: ['total_tokens'] },
-    sort: 'total_tokens',
-  },
-  {
-    name: 'cost',
-    type: 'Float64',
-    kind: 'float',
-    event: { field: 'cost_usd', schema: z.number().min(0) },
-    record: 'cost_usd',
-    filter: { type: 'number', names: ['cost'] },
-    sort: 'cost',
-  },
-  {
-    name: 'cached',
-    type: 'Bool',
-    kind: 'bool',
-    event: { field: 'cached', schema: z.boolean() },
-    record: 'cached',
-    filter: { type: 'boolean', names: ['cached'] },
-  },
-  {
-    name: 'user_id',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'user_id', schema: z.string() },
-    record: 'user_id',
-    filter: { type: 'text', names: ['user_id'] },
-    sort: 'user_id',
-  },
-  {
-    name: 'session_id',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'session_id', schema: z.string() },
-    record: 'session_id',
-    filter: { type: 'text', names: ['session_id'] },
-  },
-  {
-    name: 'session_name',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'session_name', schema: z.string() },
-    record: 'session_name',
-    filter: { type: 'text', names: ['session_name'] },
-  },
-  {
-    name: 'session_path',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'session_path', schema: z.string() },
-    record: 'session_path',
-    filter: { type: 'text', names: ['session_path'] },
-  },
-  {
-    // Filtered by property name (`properties[name]`), not as one field: see the filter compiler.
-    name: 'properties',
-    type: 'Map(LowCardinality(String), String)',
-    kind: 'map',
-    event: { field: 'properties', schema: z.record(z.string(), z.string()) },
-    record: 'properties',
-  },
-  {
-    name: 'prompt_id',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'prompt_id', schema: z.string() },
-    record: 'prompt_id',
-    filter: { type: 'text', names: ['prompt_id'] },
-  },
-  {
-    name: 'prompt_version',
-    type: 'String',
-    kind: 'text',
-    event: { field: 'prompt_version_id', schema: z.string() },
-    record: 'prompt_version_id',
-    filter: { type: 'text', names: ['prompt_version', 'prompt_version_id'] },
-  },
-  {
-    name: 'request_body',
-    type: 'String',
-    kind: 'body',
-    event: { field: 'request_body', schema: z.string() },
-    record: 'request_body',
-    filter: { type: 'text', names: ['request_body'] },
-  },
-  {
-    name: 'response_body',
-    type: 'String',
-    kind: 'body',
-    event: { field: 'response_body', schema: z.string() },
-    record: 'response_body',
-    filter: { type: 'text', names: ['response_body'] },
-  },
-  { name: 'ingested_at', type: "DateTime64(3, 'UTC')", kind: 'time' },
+  }),
+  column('provider', 'LowCardinality(String)', 'provider', { filter: true, sort: 'provider' }),
+  column('model', 'LowCardinality(String)', 'model', { filter: true, sort: 'model' }),
+  column('status', 'Int32', 'status', { filter: true, sort: 'status' }),
+  column('target_url', 'String', 'target_url', { filter: true }),
+  column('prompt_tokens', 'UInt32', 'prompt_tokens', { filter: true, sort: 'prompt_tokens' }),
+  column('completion_tokens', 'UInt32', 'completion_tokens', { filter: true, sort: 'completion_tokens' }),
+  column('total_tokens', 'UInt32', 'total_tokens', { filter: true, sort: 'total_tokens' }),
+  column('cost', 'Float64', 'cost_usd', { event: z.number().min(0), filter: true, sort: 'cost' }),
+  column('cached', 'Bool', 'cached', { filter: true }),
+  column('user_id', 'String', 'user_id', { filter: true, sort: 'user_id' }),
+  column('session_id', 'String', 'session_id', { filter: true }),
+  column('session_name', 'String', 'session_name', { filter: true }),
+  column('session_path', 'String', 'session_path', { filter: true }),
+  // Filtered by property name (`properties[name]`), not as one field: see the filter compiler.
+  column('properties', MAP, 'properties'),
+  column('prompt_id', 'String', 'prompt_id', { filter: true }),
+  column('prompt_version', 'String', 'prompt_version_id', {
+    filter: ['prompt_version', 'prompt_version_id'],
+  }),
+  column('request_body', 'String', 'request_body', { body: true, filter: true }),
+  column('response_body', 'String', 'response_body', { body: true, filter: true }),
+  // The version ReplacingMergeTree keeps: filled by ClickHouse at insert.
+  { name: 'ingested_at', type: TIME, kind: 'time' },
 ] as const satisfies readonly RequestColumn[]
 
 type Columns = (typeof REQUEST_COLUMNS)[number]
