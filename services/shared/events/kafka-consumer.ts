@@ -1,10 +1,11 @@
 import type { Consumer, IHeaders, Kafka, KafkaMessage } from 'kafkajs'
 import { Counter, Gauge } from 'prom-client'
 import type { Logger } from '../logger.ts'
+import { coalesce } from './coalesced-writer.ts'
 import { type Codec, DecodeError } from './codec.ts'
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
-import { coalesce, type EventHandler, type Unrecordable } from './transport.ts'
+import type { EventHandler, Unrecordable } from './transport.ts'
 
 export interface ConsumerStats {
   consumed: number
