@@ -141,6 +141,11 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     })
     expect(Number(poison?.headers['tally-dlq-partition'])).toBeGreaterThanOrEqual(0)
     expect(Number(poison?.headers['tally-dlq-offset'])).toBeGreaterThanOrEqual(0)
+    // Counted once the send is acknowledged, which can be after a reader already sees the letter.
+    await waitFor(
+      async () => (await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)) > dlqBefore,
+      { ...LONG, what: 'the dead letter counted' },
+    )
     expect(await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)).toBe(dlqBefore + 1)
   })
 
