@@ -18,7 +18,7 @@ export interface ConsumedMessage {
 export type MessageHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>
 
 /** A message for the dead-letter topic: the original key and value, and headers saying why and whence. */
-export interface DeadLetterMessage {
+interface DeadLetterMessage {
   key: Buffer | null
   value: Buffer | null
   headers: MessageHeaders
