@@ -159,7 +159,7 @@ export function createConsumerSteps(options: StepsOptions) {
     if (!(await deadLetter(batch, poison))) return false
     const unrecordable = await write(batch, events)
     if (!unrecordable) return false
-    // Before the offsets move past them.
+    // Refused events go to the DLQ before the commit moves past them.
     const refused = unrecordable.map((u) => ({ message: from[u.index] as ConsumedMessage, reason: u.reason }))
     if (!(await deadLetter(batch, refused))) return false
     stats.handled += events.length - unrecordable.length
