@@ -1,32 +1,28 @@
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
-import { register } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadPriceTable } from '../../services/api/requests/prices.ts'
 import { createRequestRepo } from '../../services/api/requests/repo.ts'
 import { createIntake } from '../../services/api/requests/service.ts'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
+import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
-import { coalesce, createInProcessPublisher } from '../../services/shared/events/transport.ts'
+import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
+import { callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
-import { apiClient } from './client.ts'
+import { metric } from '../support/metrics.ts'
+import { requestApi } from './client.ts'
 
 const log = pino({ level: 'silent' })
 const DAY = 24 * 60 * 60 * 1000
 
-async function metric(name: string, labels: string): Promise<number> {
-  const text = await register.metrics()
-  const m = new RegExp(`^${name}${labels.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(text)
-  return m ? Number(m[1]) : 0
-}
-
 describe('unbounded inputs are refused or clamped at the edge, and a bad row never blocks the others', () => {
   let tally: TestTally
-  let api: ReturnType<typeof apiClient>
+  let api: ReturnType<typeof requestApi>
   beforeAll(async () => {
     tally = await startTestTally()
-    api = apiClient(tally)
+    api = requestApi(tally)
   })
   afterAll(() => tally?.close())
 
@@ -44,7 +40,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
     const org = await tally.newOrg()
     const res = await api.log(org, [{ model: 'gpt-4o' }, { model: 'gpt-4o', ...bad }])
     expect(res.status).toBe(400)
-    expect(res.body.error).toContain(message)
+    expect(res.error).toContain(message)
     expect(await api.count(org)).toBe(0)
   })
 
@@ -63,8 +59,8 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
       response: { usage: { prompt_tokens: 5e9, completion_tokens: 7 } },
     })
     expect(res.status).toBe(201)
-    const got = await api.get(org, res.body.data.request_ids[0])
-    expect(got.body.data).toMatchObject({
+    const got = await api.get(org, res.data.request_ids[0])
+    expect(got.data).toMatchObject({
       prompt_tokens: 2147483647,
       completion_tokens: 7,
       total_tokens: 2147483647,
@@ -92,26 +88,24 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
     ],
   ])('Helicone intake refuses timing %j with a 400 naming the field', async (timing, message) => {
     const org = await tally.newOrg()
-    const res = await api.call('POST', '/oai/v1/log', org, helicone(timing))
+    const res = await callApi(tally.app, 'POST', '/oai/v1/log', { as: org, body: helicone(timing) })
     expect(res.status).toBe(400)
-    expect(res.body.error).toContain(message)
+    expect(res.error).toContain(message)
     expect(await api.count(org)).toBe(0)
   })
 
   it('Helicone intake clamps Anthropic usage that sums past int32', async () => {
     const org = await tally.newOrg()
-    const res = await api.call(
-      'POST',
-      '/anthropic/v1/log',
-      org,
-      helicone(
+    const res = await callApi(tally.app, 'POST', '/anthropic/v1/log', {
+      as: org,
+      body: helicone(
         { startTime: Date.now() - 1000, endTime: Date.now() },
         { usage: { input_tokens: 2e9, cache_read_input_tokens: 2e9, output_tokens: 5 } },
       ),
-    )
+    })
     expect(res.status).toBe(201)
-    const got = await api.get(org, res.body.data.request_id)
-    expect(got.body.data).toMatchObject({ prompt_tokens: 2147483647, completion_tokens: 5 })
+    const got = await api.get(org, res.data.request_id)
+    expect(got.data).toMatchObject({ prompt_tokens: 2147483647, completion_tokens: 5 })
   })
 
   it('an event the codec cannot carry is a 400 naming its index, not a 503, and nothing is written', async () => {

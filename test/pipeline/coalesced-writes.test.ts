@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
-import { coalesce } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
 
 const events = (n: number) => Array.from({ length: n }, () => sampleEvent())

@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
-import { apiClient, chatCompletion } from './client.ts'
+import { chatCompletion, requestApi } from './client.ts'
 
 // Embedded mode (no KAFKA_BROKERS): intake hands events to the ingest handler in-process and
 // answers 201 once they are in ClickHouse, so a query right after sees them.
 describe('request pipeline, embedded mode', () => {
   let tally: TestTally
-  let api: ReturnType<typeof apiClient>
+  let api: ReturnType<typeof requestApi>
   beforeAll(async () => {
     tally = await startTestTally({
       env: { TALLY_INTAKE_MAX_EVENTS: '20', TALLY_INTAKE_MAX_BYTES: String(64 * 1024) },
     })
-    api = apiClient(tally)
+    api = requestApi(tally)
   })
   afterAll(() => tally?.close())
 
@@ -30,13 +31,13 @@ describe('request pipeline, embedded mode', () => {
       session_name: 'Checkout',
     })
     expect(res.status).toBe(201)
-    const [id] = res.body.data.request_ids
+    const [id] = res.data.request_ids
     expect(id).toMatch(/^[0-9a-f-]{36}$/)
 
     const q = await api.query(org)
     expect(q.status).toBe(200)
-    expect(q.body.data).toHaveLength(1)
-    const r = q.body.data[0]
+    expect(q.data).toHaveLength(1)
+    const r = q.data[0]
     expect(r).toMatchObject({
       request_id: id,
       created_at: '2026-11-01T10:00:00.000Z',
@@ -58,25 +59,25 @@ describe('request pipeline, embedded mode', () => {
     expect(r.request_body).toBeUndefined()
 
     const withBody = await api.query(org, { includeBody: true })
-    expect(withBody.body.data[0].request_body).toEqual({
+    expect(withBody.data[0].request_body).toEqual({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'hi' }],
     })
     const one = await api.get(org, id)
     expect(one.status).toBe(200)
-    expect(one.body.data.response_body.usage.total_tokens).toBe(3000)
+    expect(one.data.response_body.usage.total_tokens).toBe(3000)
   })
 
   it("keeps organizations apart: another org's id is a 404 like a missing one, and its query is empty", async () => {
     const a = await tally.newOrg()
     const b = await tally.newOrg()
-    const { body } = await api.log(a, { model: 'gpt-4o', response: chatCompletion('gpt-4o') })
-    const id = body.data.request_ids[0]
+    const { data } = await api.log(a, { model: 'gpt-4o', response: chatCompletion('gpt-4o') })
+    const id = data.request_ids[0]
     const other = await api.get(b, id)
     const missing = await api.get(b, randomUUID())
-    expect(other).toEqual({ status: 404, body: { data: null, error: 'Request not found' } })
+    expect(other).toEqual({ status: 404, data: null, error: 'Request not found' })
     expect(missing).toEqual(other)
-    expect((await api.query(b)).body.data).toEqual([])
+    expect((await api.query(b)).data).toEqual([])
   })
 
   it('takes a batch as an array or {events}, and prefers a given cost over the price table', async () => {
@@ -91,7 +92,7 @@ describe('request pipeline, embedded mode', () => {
     expect((await api.log(org, { events: events.slice(0, 2) })).status).toBe(201)
     expect(await api.count(org)).toBe(7)
     const q = await api.query(org, { sort: { created_at: 'asc' }, limit: 100 })
-    const costs = q.body.data.map((r: { cost_usd: number }) => r.cost_usd)
+    const costs = q.data.map((r: { cost_usd: number }) => r.cost_usd)
     expect(costs.filter((c: number) => c === 1.5)).toHaveLength(2)
     expect(costs.filter((c: number) => c !== 1.5).every((c: number) => Math.abs(c - 0.00125) < 1e-12)).toBe(
       true,
@@ -103,15 +104,16 @@ describe('request pipeline, embedded mode', () => {
     const many = Array.from({ length: 21 }, () => ({ model: 'm' }))
     expect(await api.log(org, many)).toEqual({
       status: 413,
-      body: { data: null, error: 'body.events: at most 20 events per request, got 21' },
+      data: null,
+      error: 'body.events: at most 20 events per request, got 21',
     })
     const big = await api.log(org, { model: 'm', request: { text: 'x'.repeat(70 * 1024) } })
     expect(big.status).toBe(413)
-    expect(big.body.data).toBeNull()
-    expect(big.body.error).toMatch(/^body: /)
+    expect(big.data).toBeNull()
+    expect(big.error).toMatch(/^body: /)
     const bad = await api.log(org, [{ model: 'm' }, { request_id: 'nope' }])
     expect(bad.status).toBe(400)
-    expect(bad.body.error).toBe('body.events.1.request_id: must be a UUID')
+    expect(bad.error).toBe('body.events.1.request_id: must be a UUID')
     expect(await api.count(org)).toBe(0)
   })
 
@@ -130,13 +132,13 @@ describe('request pipeline, embedded mode', () => {
 
     expect(await api.count(org)).toBe(1)
     const q = await api.query(org)
-    expect(q.body.data).toHaveLength(1)
-    expect(q.body.data[0]).toMatchObject({
+    expect(q.data).toHaveLength(1)
+    expect(q.data[0]).toMatchObject({
       request_id: id,
       status: 201,
       created_at: '2026-11-03T08:00:00.000Z',
     })
-    expect((await api.get(org, id)).body.data.status).toBe(201)
+    expect((await api.get(org, id)).data.status).toBe(201)
   })
 
   it('redelivery: the same events handed to the handlers twice leave every count unchanged', async () => {
@@ -148,8 +150,8 @@ describe('request pipeline, embedded mode', () => {
     await tally.publisher.publish(events)
     expect(await api.count(org)).toBe(10)
     const q = await api.query(org, { limit: 100 })
-    expect(q.body.data).toHaveLength(10)
-    expect(q.body.data.reduce((s: number, r: { cost_usd: number }) => s + r.cost_usd, 0)).toBeCloseTo(2.5, 10)
+    expect(q.data).toHaveLength(10)
+    expect(q.data.reduce((s: number, r: { cost_usd: number }) => s + r.cost_usd, 0)).toBeCloseTo(2.5, 10)
   })
 
   it('ClickHouse down: the intake answers 503 (never a 201 for unwritten events); the retry lands once', async () => {
@@ -159,7 +161,7 @@ describe('request pipeline, embedded mode', () => {
     try {
       const res = await api.log(org, event)
       expect(res.status).toBe(503)
-      expect(res.body.data).toBeNull()
+      expect(res.data).toBeNull()
     } finally {
       await tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })
     }
@@ -180,8 +182,8 @@ describe('request pipeline, embedded mode', () => {
     await api.log(org, events)
     const models = async (body: unknown) => {
       const res = await api.query(org, body)
-      expect(res.status, JSON.stringify(res.body)).toBe(200)
-      return res.body.data.map((r: { model: string }) => r.model)
+      expect(res.status, JSON.stringify(res)).toBe(200)
+      return res.data.map((r: { model: string }) => r.model)
     }
     expect(await models({ filter: 'all', sort: { created_at: 'asc' } })).toEqual([
       'gpt-4o',
@@ -222,11 +224,11 @@ describe('request pipeline, embedded mode', () => {
 
     const badField = await api.query(org, { filter: { request_response_rmt: { nope: { equals: 1 } } } })
     expect(badField.status).toBe(400)
-    expect(badField.body.error).toMatch(/^body\.filter\.request_response_rmt\.nope/)
+    expect(badField.error).toMatch(/^body\.filter\.request_response_rmt\.nope/)
     const badSort = await api.query(org, { sort: { secret: 'asc' } })
     expect(badSort.status).toBe(400)
-    expect(badSort.body.error).toMatch(/^body\.sort/)
-    expect((await api.query(org, { limit: 1001 })).body.error).toBe('body.limit: must be between 1 and 1000')
+    expect(badSort.error).toMatch(/^body\.sort/)
+    expect((await api.query(org, { limit: 1001 })).error).toBe('body.limit: must be between 1 and 1000')
   })
 
   it('documents its routes in the OpenAPI document', async () => {
@@ -246,10 +248,10 @@ describe('request pipeline, embedded mode', () => {
 
   it('lists the price table at GET /v1/models', async () => {
     const org = await tally.newOrg()
-    const res = await api.call('GET', '/v1/models', org)
+    const res = await callApi(tally.app, 'GET', '/v1/models', { as: org })
     expect(res.status).toBe(200)
-    expect(res.body.data.unit).toBe('per 1M tokens')
-    expect(res.body.data.models).toContainEqual({
+    expect(res.data.unit).toBe('per 1M tokens')
+    expect(res.data.models).toContainEqual({
       provider: 'openai',
       model: 'gpt-4o',
       input: 2.5,

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { HeliconeManualLogger } from '@helicone/helpers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { callApi } from '../support/api.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
-import { apiClient, chatCompletion } from './client.ts'
+import { chatCompletion, requestApi } from './client.ts'
 
 // The real @helicone/helpers package, pointed at a listening Tally over HTTP.
 describe("Helicone's manual logger against Tally", () => {
   let tally: TestTally
-  let api: ReturnType<typeof apiClient>
+  let api: ReturnType<typeof requestApi>
   beforeAll(async () => {
     tally = await startTestTally()
-    api = apiClient(tally)
+    api = requestApi(tally)
   })
   afterAll(() => tally?.close())
 
@@ -41,8 +42,8 @@ describe("Helicone's manual logger against Tally", () => {
       includeBody: true,
     })
     expect(q.status).toBe(200)
-    expect(q.body.data).toHaveLength(1)
-    const r = q.body.data[0]
+    expect(q.data).toHaveLength(1)
+    const r = q.data[0]
     expect(r).toMatchObject({
       request_id: requestId,
       model: 'gpt-4o',
@@ -63,14 +64,17 @@ describe("Helicone's manual logger against Tally", () => {
 
     // And in the session query (services/api/sessions), grouped by the session id it carried.
     const now = Date.now()
-    const sessions = await api.call('POST', '/v1/session/query', org, {
-      timeFilter: { startTimeUnixMs: now - 3_600_000, endTimeUnixMs: now + 60_000 },
-      timezoneDifference: 0,
-      filter: 'all',
+    const sessions = await callApi(tally.app, 'POST', '/v1/session/query', {
+      as: org,
+      body: {
+        timeFilter: { startTimeUnixMs: now - 3_600_000, endTimeUnixMs: now + 60_000 },
+        timezoneDifference: 0,
+        filter: 'all',
+      },
     })
-    expect(sessions.status, JSON.stringify(sessions.body)).toBe(200)
-    expect(sessions.body.data).toHaveLength(1)
-    expect(sessions.body.data[0]).toMatchObject({
+    expect(sessions.status, JSON.stringify(sessions)).toBe(200)
+    expect(sessions.data).toHaveLength(1)
+    expect(sessions.data[0]).toMatchObject({
       session_id: 'sess-42',
       session_name: 'Onboarding',
       total_requests: 1,
@@ -106,16 +110,16 @@ describe("Helicone's manual logger against Tally", () => {
     while (!(await reader.read()).done) {}
     await builder.sendLog()
     const q = await api.query(org, { includeBody: true })
-    expect(q.body.data).toHaveLength(1)
-    expect(q.body.data[0]).toMatchObject({
+    expect(q.data).toHaveLength(1)
+    expect(q.data[0]).toMatchObject({
       model: 'gpt-4o-mini',
       session_id: 'stream-session',
       prompt_tokens: 9,
       completion_tokens: 2,
       total_tokens: 11,
     })
-    expect(q.body.data[0].time_to_first_token_ms).toBeGreaterThanOrEqual(0)
-    expect(String(q.body.data[0].response_body)).toContain('"Hel"')
+    expect(q.data[0].time_to_first_token_ms).toBeGreaterThanOrEqual(0)
+    expect(String(q.data[0].response_body)).toContain('"Hel"')
   })
 
   it('the provider argument routes to /oai/v1/log and /anthropic/v1/log, which record the provider', async () => {
@@ -134,8 +138,8 @@ describe("Helicone's manual logger against Tally", () => {
       'ANTHROPIC',
     )
     const q = await api.query(org, { sort: { model: 'asc' } })
-    expect(q.body.data.map((r: { provider: string }) => r.provider)).toEqual(['anthropic', 'openai'])
-    expect(q.body.data[0].cost_usd).toBeCloseTo(0.8, 10)
+    expect(q.data.map((r: { provider: string }) => r.provider)).toEqual(['anthropic', 'openai'])
+    expect(q.data[0].cost_usd).toBeCloseTo(0.8, 10)
   })
 
   it('Tally-* headers work like Helicone-* ones; a malformed request id is a 400 naming the header', async () => {
@@ -150,29 +154,28 @@ describe("Helicone's manual logger against Tally", () => {
       timing: { startTime: '2026-11-06T09:00:00Z', endTime: Date.parse('2026-11-06T09:00:01.500Z') / 1000 },
     }
     // Over real HTTP: the property name keeps the caller's spelling from the raw headers.
-    const res = await fetch(`${tally.url}/v1/trace/custom/log`, {
-      method: 'POST',
-      headers: {
-        ...org.headers,
-        'content-type': 'application/json',
-        'Tally-Property-Stage': 'beta',
-        'Tally-User-Id': 'bob',
-      },
-      body: JSON.stringify(body),
+    const res = await callApi(tally.url, 'POST', '/v1/trace/custom/log', {
+      as: org,
+      headers: { 'Tally-Property-Stage': 'beta', 'Tally-User-Id': 'bob' },
+      body,
     })
     expect(res.status).toBe(201)
-    const created = (await res.json()) as { data: { request_id: string } }
-    const r = (await api.get(org, created.data.request_id)).body.data
+    const r = (await api.get(org, res.data.request_id)).data
     expect(r).toMatchObject({ user_id: 'bob', provider: 'openai', properties: { Stage: 'beta' } })
     expect(r.created_at).toBe('2026-11-06T09:00:00.000Z')
     expect(r.latency_ms).toBe(1500)
 
-    const bad = await api.call('POST', '/custom/v1/log', org, body, { 'Helicone-Request-Id': 'not-a-uuid' })
+    const bad = await callApi(tally.app, 'POST', '/custom/v1/log', {
+      as: org,
+      headers: { 'Helicone-Request-Id': 'not-a-uuid' },
+      body,
+    })
     expect(bad).toEqual({
       status: 400,
-      body: { data: null, error: 'headers.helicone-request-id: must be a UUID' },
+      data: null,
+      error: 'headers.helicone-request-id: must be a UUID',
     })
-    const noKey = await tally.app.inject({ method: 'POST', url: '/custom/v1/log', payload: body })
-    expect(noKey.statusCode).toBe(401)
+    const noKey = await callApi(tally.app, 'POST', '/custom/v1/log', { body })
+    expect(noKey.status).toBe(401)
   })
 })

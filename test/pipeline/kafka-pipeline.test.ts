@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Kafka } from 'kafkajs'
 import { pino } from 'pino'
-import { register } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
 import { runKafkaConsumer } from '../../services/shared/events/kafka.ts'
@@ -9,6 +8,7 @@ import type { RequestEvent } from '../../services/shared/events/request-event.ts
 import type { EventHandler } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines, type TestOrg } from '../support/harness.ts'
+import { metric } from '../support/metrics.ts'
 import { waitFor } from '../support/wait.ts'
 import { chatCompletion } from './client.ts'
 import { kafkaSuite } from './kafka-suite.ts'
@@ -39,11 +39,6 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       const [entry] = await a.fetchOffsets({ groupId, topics: [t] })
       return (entry?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0)
     })
-  async function metric(name: string, labels = ''): Promise<number> {
-    const text = await register.metrics()
-    const m = new RegExp(`^${name}${labels.replace(/[{}]/g, '\\$&')} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text)
-    return m ? Number(m[1]) : 0
-  }
   async function produceRaw(t: string, messages: { key: string; value: Buffer }[]) {
     const producer = suite.kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
     await producer.connect()
@@ -69,12 +64,10 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
       filter: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
       limit: 100,
     })
-    expect(q.body.data).toHaveLength(15)
-    expect(new Set(res.body.data.request_ids)).toEqual(
+    expect(q.data).toHaveLength(15)
+    expect(new Set(res.data.request_ids)).toEqual(
       new Set(
-        (await suite.api.query(org, { limit: 100 })).body.data.map(
-          (r: { request_id: string }) => r.request_id,
-        ),
+        (await suite.api.query(org, { limit: 100 })).data.map((r: { request_id: string }) => r.request_id),
       ),
     )
   })
@@ -86,7 +79,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
         org,
         Array.from({ length: 20 }, () => ({ model: 'gpt-4o', cost_usd: 0.5 })),
       )
-    ).body.data.request_ids as string[]
+    ).data.request_ids as string[]
     await written(org, 20)
     // A second group re-reads the whole topic and writes every event again, as a redelivery would.
     let again = 0
@@ -111,9 +104,9 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await waitFor(() => again >= 20, { ...LONG, what: 'the org events written a second time' })
     expect(await suite.api.count(org)).toBe(20)
     const q = await suite.api.query(org, { limit: 1000 })
-    expect(q.body.data).toHaveLength(20)
-    expect(q.body.data.reduce((s: number, r: { cost_usd: number }) => s + r.cost_usd, 0)).toBeCloseTo(10, 10)
-    expect(new Set(q.body.data.map((r: { request_id: string }) => r.request_id))).toEqual(new Set(ids))
+    expect(q.data).toHaveLength(20)
+    expect(q.data.reduce((s: number, r: { cost_usd: number }) => s + r.cost_usd, 0)).toBeCloseTo(10, 10)
+    expect(new Set(q.data.map((r: { request_id: string }) => r.request_id))).toEqual(new Set(ids))
   })
 
   it('a poison message goes to the DLQ with reason, topic, partition and offset headers; the rest flow', async () => {
@@ -141,6 +134,11 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     })
     expect(Number(poison?.headers['tally-dlq-partition'])).toBeGreaterThanOrEqual(0)
     expect(Number(poison?.headers['tally-dlq-offset'])).toBeGreaterThanOrEqual(0)
+    // Counted once the send is acknowledged, which can be after a reader already sees the letter.
+    await waitFor(
+      async () => (await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)) > dlqBefore,
+      { ...LONG, what: 'the dead letter counted' },
+    )
     expect(await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)).toBe(dlqBefore + 1)
   })
 
@@ -247,7 +245,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await waitFor(async () => (await committed(groupId, t)) === 50, { ...LONG, what: 'all 50 committed' })
     expect(await suite.api.count(org)).toBe(50)
     const q = await suite.api.query(org, { limit: 1000 })
-    expect(new Set(q.body.data.map((r: { request_id: string }) => r.request_id))).toEqual(
+    expect(new Set(q.data.map((r: { request_id: string }) => r.request_id))).toEqual(
       new Set(events.map((e) => e.request_id)),
     )
   })

@@ -6,11 +6,11 @@ import { type Codec, loadRequestEventCodec } from '../../services/shared/events/
 import { createKafka } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
-import { apiClient } from './client.ts'
+import { requestApi } from './client.ts'
 
 export interface KafkaSuite {
   tally: TestTally
-  api: ReturnType<typeof apiClient>
+  api: ReturnType<typeof requestApi>
   kafka: Kafka
   codec: Codec<RequestEvent>
   /** This file's consumer groups start with it (its ingest group is `${groupPrefix}tally-ingest`). */
@@ -59,7 +59,7 @@ export function kafkaSuite(): KafkaSuite {
       kafka: true,
       env: { TALLY_CONSUMER_GROUP_PREFIX: suite.groupPrefix },
     })
-    suite.api = apiClient(suite.tally)
+    suite.api = requestApi(suite.tally)
     suite.kafka = createKafka(suite.tally.config, pino({ level: 'silent' }))
     suite.codec = await loadRequestEventCodec()
   })

@@ -73,7 +73,7 @@ describe.skipIf(!engines().kafkaBrokers)('rows ClickHouse can never accept, thro
       await admin.disconnect()
     }
     const q = await suite.api.query(org, { limit: 100 })
-    expect(new Set(q.body.data.map((r: { request_id: string }) => r.request_id))).toEqual(
+    expect(new Set(q.data.map((r: { request_id: string }) => r.request_id))).toEqual(
       new Set([...p0, ...p1].filter((e) => e !== poison).map((e) => e.request_id)),
     )
   })

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestTally } from '../support/harness.ts'
-import { apiClient } from './client.ts'
+import { requestApi } from './client.ts'
 
 // Random filter trees through the HTTP route (compiler + query + ClickHouse together): every
 // answer is a 200 or a 400 naming body.filter, never a 500, and never another org's rows.
 describe('POST /v1/request/query with random filter trees', () => {
   let tally: TestTally
-  let api: ReturnType<typeof apiClient>
+  let api: ReturnType<typeof requestApi>
   beforeAll(async () => {
     tally = await startTestTally()
-    api = apiClient(tally)
+    api = requestApi(tally)
   })
   afterAll(() => tally?.close())
 
@@ -108,14 +108,14 @@ describe('POST /v1/request/query with random filter trees', () => {
     for (let i = 0; i < 300; i++) {
       const filter = tree(r, 0)
       const res = await api.query(org, { filter, limit: 5 })
-      const where = `tree ${i}: ${JSON.stringify(filter).slice(0, 300)} → ${JSON.stringify(res.body).slice(0, 200)}`
+      const where = `tree ${i}: ${JSON.stringify(filter).slice(0, 300)} → ${JSON.stringify(res).slice(0, 200)}`
       expect([200, 400], where).toContain(res.status)
       if (res.status === 200) {
         seen.ok++
-        expect(res.body.data.length, where).toBeLessThanOrEqual(2)
+        expect(res.data.length, where).toBeLessThanOrEqual(2)
       } else {
         seen.bad++
-        expect(res.body.error, where).toMatch(/^body\.filter/)
+        expect(res.error, where).toMatch(/^body\.filter/)
       }
     }
     // The generator exercises both outcomes.

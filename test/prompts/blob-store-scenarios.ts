@@ -1,7 +1,8 @@
 import { type HeliconeChatCreateParams, HeliconePromptManager } from '@helicone/helpers'
 import { expect, it } from 'vitest'
 import type { TestTally } from '../support/harness.ts'
-import { eventually, promptClient, sampleBody } from './client.ts'
+import { waitFor } from '../support/wait.ts'
+import { promptClient, sampleBody } from './client.ts'
 
 /**
  * What must hold whichever blob store keeps the bodies: Helicone's published prompt manager works
@@ -111,7 +112,10 @@ export function blobStoreScenarios(tally: () => TestTally, list: (prefix: string
     expect(fetched.status).toBe(200)
     expect(await fetched.json()).toEqual(body)
     // TALLY_SIGNED_LINK_TTL is 2s in these suites.
-    await eventually(async () => (await fetch(s3_url)).status === 403, 'the link to expire', 8_000)
+    await waitFor(async () => (await fetch(s3_url)).status === 403, {
+      what: 'the link to expire',
+      timeoutMs: 8_000,
+    })
     // A fresh look-up hands out a fresh, working link.
     const again = (await api.post('/v1/prompt-2025/query/version', { promptVersionId: versionId })).data
       .s3_url

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../services/api/app.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { createMemoryRateLimiter } from '../../services/shared/rate-limit.ts'
+import { callApi } from '../support/api.ts'
 import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { eventually, promptClient, sampleBody } from './client.ts'
+import { waitFor } from '../support/wait.ts'
+import { promptClient, sampleBody } from './client.ts'
 
 let tally: TestTally
 beforeAll(async () => {
@@ -70,15 +72,8 @@ describe('the look-up cache', () => {
     try {
       const { id, versionId: v10 } = await api.create()
       const v11 = await api.version(id, v10, false)
-      const production = async (app: FastifyInstance) =>
-        (
-          await app.inject({
-            method: 'POST',
-            url: '/v1/prompt-2025/query/production-version',
-            headers: org.headers,
-            payload: { promptId: id },
-          })
-        ).json() as { data: { id: string } | null; error: string | null }
+      const production = (app: FastifyInstance) =>
+        callApi(app, 'POST', '/v1/prompt-2025/query/production-version', { as: org, body: { promptId: id } })
 
       // Both processes have the answer cached.
       expect((await production(tally.app)).data?.id).toBe(v10)
@@ -90,16 +85,16 @@ describe('the look-up cache', () => {
         environment: 'production',
       })
       expect((await production(tally.app)).data?.id).toBe(v11)
-      await eventually(
-        async () => (await production(second.app)).data?.id === v11,
-        'the second process to see the move',
-      )
+      await waitFor(async () => (await production(second.app)).data?.id === v11, {
+        what: 'the second process to see the move',
+        timeoutMs: 5_000,
+      })
 
       await api.delete(`/v1/prompt-2025/${id}`)
-      await eventually(
-        async () => (await production(second.app)).error === 'Prompt not found',
-        'the second process to see the deletion',
-      )
+      await waitFor(async () => (await production(second.app)).error === 'Prompt not found', {
+        what: 'the second process to see the deletion',
+        timeoutMs: 5_000,
+      })
     } finally {
       await second.app.close()
       await second.sql.end()
@@ -146,10 +141,7 @@ describe('server-side failures', () => {
     const org = await tally.newOrg()
     const { id } = await promptClient(tally, org).create()
     const second = await secondApi()
-    const call = async (url: string, payload: object) => {
-      const res = await second.app.inject({ method: 'POST', url, headers: org.headers, payload })
-      return { status: res.statusCode, ...(res.json() as { data: unknown; error: string }) }
-    }
+    const call = (url: string, body: object) => callApi(second.app, 'POST', url, { as: org, body })
     try {
       // Authenticates once while Postgres is there; the key stays cached.
       expect((await call('/v1/prompt-2025/query/versions', { promptId: id })).status).toBe(200)

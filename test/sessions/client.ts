@@ -1,5 +1,6 @@
 import { toRow } from '../../services/shared/clickhouse/request-table.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { callApi } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 
 export const WINDOW = {
@@ -15,27 +16,17 @@ export const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 })
 
-export async function post(tally: TestTally, org: TestOrg, path: string, payload: unknown) {
-  const res = await tally.app.inject({
-    method: 'POST',
-    url: path,
-    headers: org.headers,
-    payload: payload as object,
-  })
-  return { status: res.statusCode, body: res.json() as { data: unknown; error: string | null } }
-}
-
 /** The page's sessions; fails the test on anything but a 200. */
 export async function sessions(tally: TestTally, org: TestOrg, payload: unknown) {
-  const res = await post(tally, org, '/v1/session/query', payload)
-  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.body.error}`)
-  return res.body.data as Record<string, unknown>[]
+  const res = await callApi(tally.app, 'POST', '/v1/session/query', { as: org, body: payload })
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.error}`)
+  return res.data as Record<string, unknown>[]
 }
 
 export async function count(tally: TestTally, org: TestOrg, payload: unknown): Promise<number> {
-  const res = await post(tally, org, '/v1/session/count', payload)
-  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.body.error}`)
-  return (res.body.data as { count: number }).count
+  const res = await callApi(tally.app, 'POST', '/v1/session/count', { as: org, body: payload })
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.error}`)
+  return (res.data as { count: number }).count
 }
 
 export async function insert(tally: TestTally, events: RequestEvent[]) {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { body, count, insert, post, sessions } from './client.ts'
+import { waitFor } from '../support/wait.ts'
+import { body, count, insert, sessions } from './client.ts'
 
 let tally: TestTally
 let org: TestOrg
@@ -340,16 +342,20 @@ describe('POST /v1/session/query', () => {
         cost_usd,
       })
     await tally.publisher.publish([event('2026-11-01T01:00:00Z', 0.25), event('2026-11-01T02:00:00Z', 0.5)])
-    const deadline = Date.now() + 10_000
-    let rows = await sessions(tally, fresh, body())
-    while (rows.length === 0 && Date.now() < deadline) rows = await sessions(tally, fresh, body())
+    const rows = await waitFor(
+      async () => {
+        const page = await sessions(tally, fresh, body())
+        return page.length > 0 && page
+      },
+      { what: 'the session of the piped requests', timeoutMs: 10_000 },
+    )
     expect(rows).toMatchObject([{ session_id: 'piped', total_requests: 2, total_cost: 0.75 }])
     expect(await count(tally, fresh, body())).toBe(1)
   })
 
   it('needs an API key', async () => {
-    const res = await tally.app.inject({ method: 'POST', url: '/v1/session/query', payload: body() })
-    expect(res.statusCode).toBe(401)
+    const res = await callApi(tally.app, 'POST', '/v1/session/query', { body: body() })
+    expect(res.status).toBe(401)
   })
 })
 
@@ -409,10 +415,10 @@ describe('bad input is a 400 naming the field and the rule', () => {
     ],
   ])('%#: %s', async (payload, message) => {
     for (const path of ['/v1/session/query', '/v1/session/count']) {
-      const res = await post(tally, org, path, payload)
+      const res = await callApi(tally.app, 'POST', path, { as: org, body: payload })
       expect(res.status).toBe(400)
-      expect(res.body.data).toBeNull()
-      expect(res.body.error).toContain(message)
+      expect(res.data).toBeNull()
+      expect(res.error).toContain(message)
     }
   })
 })

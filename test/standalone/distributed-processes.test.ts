@@ -6,19 +6,17 @@ import {
   spawnTally,
   stopTally,
   type TallyProcess,
+  waitForOutput,
 } from '../support/processes.ts'
 
 const e = engines()
 afterAll(cleanUpProcesses)
 
-async function ready(p: TallyProcess): Promise<void> {
-  const deadline = Date.now() + 60_000
-  while (!p.output().includes('"msg":"process_ready"')) {
-    if (p.child.exitCode !== null) throw new Error(`exited with ${p.child.exitCode}:\n${p.output()}`)
-    if (Date.now() > deadline) throw new Error(`not ready within 60 s:\n${p.output()}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
+const ready = (p: TallyProcess) =>
+  waitForOutput(p, (output) => output.includes('"msg":"process_ready"'), {
+    what: 'process_ready',
+    timeoutMs: 60_000,
+  })
 
 const ENTRIES = ['services/api/main.ts', 'services/ingest/main.ts', 'services/dispatcher/main.ts']
 

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { callApi } from '../support/api.ts'
 import {
   cleanUpProcesses,
   freshDataDir,
   spawnTally,
   stopTally,
   type TallyProcess,
+  waitForOutput,
 } from '../support/processes.ts'
 
 afterAll(cleanUpProcesses)
@@ -23,18 +25,13 @@ async function start(dataDir: string, extraEnv: Record<string, string> = {}): Pr
     TALLY_LOG_LEVEL: 'warn',
     ...extraEnv,
   })
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    const out = p.output()
-    const ready = /Tally is ready in \d+ ms at (http:\/\/\S+)/.exec(out)
-    if (ready && /OpenAPI: /.test(out)) {
-      const apiKey = /^\s+(tly_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
-      return { ...p, url: ready[1] as string, apiKey }
-    }
-    if (p.child.exitCode !== null) throw new Error(`exited with ${p.child.exitCode} before ready:\n${out}`)
-    if (Date.now() > deadline) throw new Error(`not ready within 90 s:\n${out}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  const ready = await waitForOutput(
+    p,
+    (output) => /OpenAPI: /.test(output) && /Tally is ready in \d+ ms at (http:\/\/\S+)/.exec(output),
+    { what: 'the ready line and the OpenAPI address', timeoutMs: 90_000 },
+  )
+  const apiKey = /^\s+(tly_[A-Za-z0-9_-]{43})$/m.exec(p.output())?.[1]
+  return { ...p, url: ready[1] as string, apiKey }
 }
 
 describe('npm start', () => {
@@ -42,18 +39,14 @@ describe('npm start', () => {
     const dataDir = freshDataDir('tally-standalone-')
     const first = await start(dataDir)
     expect(first.apiKey).toBeDefined()
-    const headers = { authorization: `Bearer ${first.apiKey}` }
+    const admin = { headers: { authorization: `Bearer ${first.apiKey}` } }
     expect((await fetch(`${first.url}/docs/`)).status).toBe(200)
-    const ready = (await (await fetch(`${first.url}/readyz`)).json()) as { data: unknown }
+    const ready = await callApi(first.url, 'GET', '/readyz')
     expect(ready.data).toEqual({
       ready: true,
       engines: { postgres: 'ok', clickhouse: 'ok', 'blobs (filesystem)': 'ok' },
     })
-    const created = await fetch(`${first.url}/v1/api-keys`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'kept' }),
-    })
+    const created = await callApi(first.url, 'POST', '/v1/api-keys', { as: admin, body: { name: 'kept' } })
     expect(created.status).toBe(201)
     expect(await stopTally(first)).toBe(0)
     // Nothing at error or fatal level on the way down.
@@ -63,10 +56,8 @@ describe('npm start', () => {
     const second = await start(dataDir)
     try {
       expect(second.apiKey).toBeUndefined()
-      const listed = (await (await fetch(`${second.url}/v1/api-keys`, { headers })).json()) as {
-        data: { name: string }[]
-      }
-      expect(listed.data.map((k) => k.name)).toEqual(['bootstrap', 'kept'])
+      const listed = await callApi(second.url, 'GET', '/v1/api-keys', { as: admin })
+      expect(listed.data.map((k: { name: string }) => k.name)).toEqual(['bootstrap', 'kept'])
     } finally {
       expect(await stopTally(second)).toBe(0)
     }
@@ -78,7 +69,9 @@ describe('npm start', () => {
     try {
       expect(running.apiKey).toBeUndefined()
       expect(running.output()).toContain('created with TALLY_BOOTSTRAP_API_KEY')
-      const res = await fetch(`${running.url}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })
+      const res = await callApi(running.url, 'GET', '/v1/api-keys', {
+        headers: { authorization: `Bearer ${key}` },
+      })
       expect(res.status).toBe(200)
     } finally {
       expect(await stopTally(running)).toBe(0)

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { waitFor } from './wait.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 const ENGINE_VARIABLES = [
@@ -54,6 +55,24 @@ export function spawnTally(entry: string, env: Record<string, string>): TallyPro
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   void exited.then(() => children.delete(child))
   return { child, output: () => out, exited }
+}
+
+/**
+ * Waits until `read` finds what it looks for in the process's output, and resolves with it; fails
+ * at once if the process exits first, and with its output after the deadline.
+ */
+export function waitForOutput<T>(
+  p: TallyProcess,
+  read: (output: string) => T,
+  { what, timeoutMs }: { what: string; timeoutMs: number },
+) {
+  return waitFor(
+    () => {
+      if (p.child.exitCode !== null) throw new Error(`exited with ${p.child.exitCode}:\n${p.output()}`)
+      return read(p.output())
+    },
+    { what: () => `${what}; the output:\n${p.output()}`, timeoutMs, intervalMs: 50 },
+  )
 }
 
 /** Sends SIGTERM and resolves with the exit code. */

@@ -1,29 +1,24 @@
+import { z } from 'zod'
 import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { apiKey, keyRole } from './schemas.ts'
 import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
 
-export type KeyRole = 'admin' | 'member'
+type KeyRole = z.output<typeof keyRole>
 
-export interface ApiKeyRow {
-  id: string
-  organization_id: string
-  name: string
-  key_prefix: string
-  role: KeyRole
-  created_at: Date
-}
+/** A key as stored, less its hash: what the key routes answer, and its organization. */
+const apiKeyRow = apiKey.extend({ organization_id: z.uuid() })
+export type ApiKeyRow = z.output<typeof apiKeyRow>
 
-export interface Principal {
-  organizationId: string
-  keyId: string
-  role: KeyRole
-}
+/** The key a request authenticated with: the organization it acts for, and what it may do. */
+const principal = z.object({ organizationId: z.uuid(), keyId: z.uuid(), role: keyRole })
+export type Principal = z.output<typeof principal>
 
 export const API_KEYS_CHANNEL = 'tally_api_keys'
 
 export function createApiKeyRepo(sql: Sql) {
   return {
     async findPrincipal(secret: string): Promise<Principal | null> {
-      const [row] = await sql<{ id: string; organization_id: string; role: KeyRole }[]>`
+      const [row] = await sql<Pick<ApiKeyRow, 'id' | 'organization_id' | 'role'>[]>`
         select id, organization_id, role from api_keys where key_hash = ${hashKey(secret)}`
       return row ? { organizationId: row.organization_id, keyId: row.id, role: row.role } : null
     },

@@ -2,20 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { badRequest, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
-import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
+import { envelope, errorResponses, ok } from '../http/envelope.ts'
 import type { ApiKeyRepo } from './repo.ts'
-
-const apiKey = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  key_prefix: z.string().describe('The first characters of the secret'),
-  role: z.enum(['admin', 'member']),
-  created_at: isoTimestamp,
-})
+import { apiKey, keyRole } from './schemas.ts'
 
 const createBody = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-  role: z.enum(['admin', 'member']).default('member').describe('admin keys can manage keys; default member'),
+  role: keyRole.default('member').describe('admin keys can manage keys; default member'),
 })
 
 const idParams = z.object({ id: z.uuid('must be a UUID') })

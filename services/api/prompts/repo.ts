@@ -1,26 +1,16 @@
+import { z } from 'zod'
 import { conflict } from '../../shared/errors.ts'
 import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { type prompt, promptVersion, type versionCounts } from './schemas.ts'
 
 export const PROMPTS_CHANNEL = 'tally_prompts'
 
-export interface PromptRow {
-  id: string
-  name: string
-  tags: string[]
-  created_at: Date
-}
+/** A prompt as stored is a prompt as answered. */
+export type PromptRow = z.output<typeof prompt>
 
-export interface VersionRow {
-  id: string
-  prompt_id: string
-  model: string
-  major_version: number
-  minor_version: number
-  commit_message: string
-  environments: string[]
-  created_at: Date
-  storage_key: string
-}
+/** A version as stored: what the routes answer as `storage_url` is the row's `storage_key`. */
+const versionRow = promptVersion.omit({ storage_url: true }).extend({ storage_key: z.string() })
+export type VersionRow = z.output<typeof versionRow>
 
 export interface NewVersion {
   id: string
@@ -152,7 +142,7 @@ export function createPromptRepo(sql: Sql) {
     },
 
     async countVersions(organizationId: string, promptId: string) {
-      const [row] = await sql<{ totalVersions: number; majorVersions: number }[]>`
+      const [row] = await sql<z.output<typeof versionCounts>[]>`
         select count(*)::int as "totalVersions", count(distinct major_version)::int as "majorVersions"
         from prompt_versions where prompt_id = ${promptId} and organization_id = ${organizationId}`
       return row ?? { totalVersions: 0, majorVersions: 0 }

@@ -83,6 +83,8 @@ export const promptVersion = z.object({
 
 export type PromptVersion = z.infer<typeof promptVersion>
 
+export const versionCounts = z.object({ totalVersions: z.number().int(), majorVersions: z.number().int() })
+
 export const linkedVersion = promptVersion.extend({
   s3_url: z
     .string()

@@ -14,6 +14,7 @@ import {
   promptBody,
   promptIdBody,
   promptVersion,
+  versionCounts,
   versionIdBody,
   versionsBody,
   versionWithBody,
@@ -60,7 +61,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         summary: 'How many versions a prompt has, and how many distinct major versions',
         body: promptIdBody,
         response: {
-          200: envelope(z.object({ totalVersions: z.number().int(), majorVersions: z.number().int() })),
+          200: envelope(versionCounts),
           ...errorResponses,
         },
       },

@@ -1,0 +1,13 @@
+import { z } from 'zod'
+import { isoTimestamp } from '../http/envelope.ts'
+
+export const keyRole = z.enum(['admin', 'member'])
+
+/** An API key as the key routes answer it: never its secret nor its hash. */
+export const apiKey = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  key_prefix: z.string().describe('The first characters of the secret'),
+  role: keyRole,
+  created_at: isoTimestamp,
+})

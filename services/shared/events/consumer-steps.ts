@@ -1,0 +1,269 @@
+import { Counter, Gauge } from 'prom-client'
+import type { Logger } from '../logger.ts'
+import { type Codec, DecodeError } from './codec.ts'
+import type { RequestEvent } from './request-event.ts'
+import type { BatchWriter, Unrecordable } from './transport.ts'
+
+// The steps of consuming the event topic, apart from any Kafka client: the client's adapter
+// hands each partition's batch to `handleBatch` as a PartitionBatch.
+
+/** A message as the steps see it, whichever client read it. */
+export interface ConsumedMessage {
+  key: Buffer | null
+  value: Buffer | null
+  headers?: MessageHeaders
+  offset: string
+}
+
+export type MessageHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>
+
+/** A message for the dead-letter topic: the original key and value, and headers saying why and whence. */
+interface DeadLetterMessage {
+  key: Buffer | null
+  value: Buffer | null
+  headers: MessageHeaders
+}
+
+/** One partition's batch, and what the steps need of the client while they work through it. */
+export interface PartitionBatch {
+  topic: string
+  partition: number
+  highWatermark: string
+  messages: ConsumedMessage[]
+  /** False once the consumer is stopping or the partition was taken away (rebalance). */
+  alive(): boolean
+  heartbeat(): Promise<void>
+  /** Marks everything up to and including `offset` handled, and commits it. */
+  commit(offset: string): Promise<void>
+}
+
+export interface ConsumerStats {
+  consumed: number
+  handled: number
+  deadLettered: number
+  failures: number
+}
+
+export interface StepsOptions {
+  groupId: string
+  codec: Codec<RequestEvent>
+  /** Writes durably; calls of several partitions arriving together share one write. */
+  writer: BatchWriter
+  /** Resolves once the dead-letter topic holds the messages. */
+  sendDeadLetters(messages: DeadLetterMessage[]): Promise<void>
+  log: Logger
+  /** Largest number of events handed to the writer at once. */
+  chunkSize: number
+  maxBackoffMs: number
+  /** Aborted when the consumer stops: a backoff in progress ends at once. */
+  signal: AbortSignal
+}
+
+// The usual client heartbeat interval (kafkajs's default); a heartbeat sent sooner is skipped anyway.
+const HEARTBEAT_EVERY_MS = 3_000
+
+const consumedTotal = new Counter({
+  name: 'tally_events_consumed_total',
+  help: 'Messages read from the event topic (redeliveries count again)',
+  labelNames: ['group'],
+})
+const handledTotal = new Counter({
+  name: 'tally_events_handled_total',
+  help: 'Events the group durably handled (for tally-ingest: written to ClickHouse) before committing',
+  labelNames: ['group'],
+})
+const deadLetteredTotal = new Counter({
+  name: 'tally_events_dead_lettered_total',
+  help: 'Messages sent to the dead-letter topic',
+  labelNames: ['group'],
+})
+const handlerFailures = new Counter({
+  name: 'tally_consumer_handler_failures_total',
+  help: 'Failed attempts to handle a chunk (retried with backoff, never skipped)',
+  labelNames: ['group'],
+})
+const consumerLag = new Gauge({
+  name: 'tally_consumer_lag',
+  help: 'Messages between the last offset handled and the partition high watermark',
+  labelNames: ['group', 'topic', 'partition'],
+})
+
+/**
+ * Handles each partition's batch chunk by chunk: decode; dead-letter what cannot be decoded;
+ * write the events durably; dead-letter the ones the writer can never record; only then commit
+ * the chunk's offsets. A failure to write or to dead-letter (a dependency down) is retried with
+ * backoff while heartbeating, never skipped. When the batch stops being alive the unfinished
+ * remainder is left uncommitted, for redelivery.
+ */
+export function createConsumerSteps(options: StepsOptions) {
+  const { groupId, codec, writer, log, chunkSize } = options
+  const stats: ConsumerStats = { consumed: 0, handled: 0, deadLettered: 0, failures: 0 }
+  const group = { group: groupId }
+
+  /** Retries `work` until it succeeds; false when the batch stopped being alive first. */
+  const untilDone = (batch: PartitionBatch, work: () => Promise<void>) =>
+    retryUntilDone(work, {
+      alive: () => batch.alive(),
+      heartbeat: () => batch.heartbeat(),
+      log,
+      maxBackoffMs: options.maxBackoffMs,
+      signal: options.signal,
+      onFailure: () => {
+        stats.failures++
+        handlerFailures.inc(group)
+      },
+    })
+
+  /** Sends the letters with their origin headers, retried until sent; false when stopping first. */
+  async function deadLetter(batch: PartitionBatch, letters: DeadLetter[]): Promise<boolean> {
+    if (letters.length === 0) return true
+    const messages = letters.map(({ message, reason }) => ({
+      key: message.key,
+      value: message.value,
+      headers: deadLetterHeaders(message, reason, batch),
+    }))
+    if (!(await untilDone(batch, () => options.sendDeadLetters(messages)))) return false
+    stats.deadLettered += letters.length
+    deadLetteredTotal.inc(group, letters.length)
+    const reasons = letters.map((l) => l.reason).slice(0, 5)
+    log.warn({ count: letters.length, partition: batch.partition, reasons }, 'events_dead_lettered')
+    return true
+  }
+
+  /**
+   * Writes the events, retried until written. The writer isolates the ones it can never record
+   * (a row ClickHouse refuses) and writes the rest; returns those, or undefined when stopping first.
+   */
+  async function write(batch: PartitionBatch, events: RequestEvent[]): Promise<Unrecordable[] | undefined> {
+    let unrecordable: Unrecordable[] = []
+    if (events.length === 0) return unrecordable
+    const written = await untilDone(batch, async () => {
+      unrecordable = await writer.write(events)
+    })
+    return written ? unrecordable : undefined
+  }
+
+  async function commit(batch: PartitionBatch, offset: string): Promise<void> {
+    await batch.commit(offset)
+    await batch.heartbeat()
+    const lag = Number(batch.highWatermark) - Number(offset) - 1
+    consumerLag.set({ ...group, topic: batch.topic, partition: String(batch.partition) }, Math.max(lag, 0))
+  }
+
+  /** One chunk through every step; false when the batch stopped being alive before its commit. */
+  async function handleChunk(batch: PartitionBatch, messages: ConsumedMessage[]): Promise<boolean> {
+    const { events, from, poison } = decode(codec, messages)
+    stats.consumed += messages.length
+    consumedTotal.inc(group, messages.length)
+    // Dead letters first and on their own: a later write retry must not send them twice.
+    if (!(await deadLetter(batch, poison))) return false
+    const unrecordable = await write(batch, events)
+    if (!unrecordable) return false
+    // Refused events go to the DLQ before the commit moves past them.
+    const refused = unrecordable.map((u) => ({ message: from[u.index] as ConsumedMessage, reason: u.reason }))
+    if (!(await deadLetter(batch, refused))) return false
+    stats.handled += events.length - unrecordable.length
+    handledTotal.inc(group, events.length - unrecordable.length)
+    await commit(batch, (messages.at(-1) as ConsumedMessage).offset)
+    return true
+  }
+
+  return {
+    stats,
+    async handleBatch(batch: PartitionBatch): Promise<void> {
+      for (let start = 0; start < batch.messages.length; start += chunkSize) {
+        if (!batch.alive()) return
+        if (!(await handleChunk(batch, batch.messages.slice(start, start + chunkSize)))) return
+      }
+    },
+  }
+}
+
+interface DeadLetter {
+  message: ConsumedMessage
+  reason: string
+}
+
+/**
+ * The events of the messages that decode, each with the message it came from (`from[i]` for
+ * `events[i]`), and the messages that never will, with why. Any other error is not the
+ * message's fault and is thrown.
+ */
+function decode(codec: Codec<RequestEvent>, messages: ConsumedMessage[]) {
+  const events: RequestEvent[] = []
+  const from: ConsumedMessage[] = []
+  const poison: DeadLetter[] = []
+  for (const message of messages) {
+    try {
+      if (!message.value) throw new DecodeError('empty message value')
+      events.push(codec.decode(message.value))
+      from.push(message)
+    } catch (err) {
+      if (!(err instanceof DecodeError)) throw err
+      poison.push({ message, reason: err.message })
+    }
+  }
+  return { events, from, poison }
+}
+
+/** The original headers plus why the message was dead-lettered and where it was read. */
+function deadLetterHeaders(
+  message: ConsumedMessage,
+  reason: string,
+  origin: { topic: string; partition: number },
+): MessageHeaders {
+  return {
+    ...message.headers,
+    'tally-dlq-reason': reason,
+    'tally-dlq-topic': origin.topic,
+    'tally-dlq-partition': String(origin.partition),
+    'tally-dlq-offset': message.offset,
+  }
+}
+
+/** Runs `work` until it succeeds; false when the consumer had to stop first. */
+async function retryUntilDone(
+  work: () => Promise<void>,
+  ctx: {
+    alive: () => boolean
+    heartbeat: () => Promise<void>
+    log: Logger
+    maxBackoffMs: number
+    signal: AbortSignal
+    onFailure: () => void
+  },
+): Promise<boolean> {
+  let backoff = 200
+  for (;;) {
+    // A long write (a large insert, or one isolating bad rows) must not cost the group membership.
+    const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS)
+    try {
+      await work()
+      return true
+    } catch (err) {
+      ctx.onFailure()
+      ctx.log.error({ err, retryInMs: backoff }, 'event_batch_failed')
+      if (!ctx.alive()) return false
+      await abortableDelay(backoff, ctx.signal)
+      if (!ctx.alive()) return false
+      await ctx.heartbeat().catch(() => {})
+      backoff = Math.min(backoff * 2, ctx.maxBackoffMs)
+    } finally {
+      clearInterval(beat)
+    }
+  }
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })
+}

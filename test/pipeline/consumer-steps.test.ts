@@ -1,0 +1,129 @@
+import { pino } from 'pino'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { type Codec, loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import {
+  type ConsumedMessage,
+  createConsumerSteps,
+  type PartitionBatch,
+} from '../../services/shared/events/consumer-steps.ts'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import type { BatchWriter } from '../../services/shared/events/transport.ts'
+import { sampleEvent } from '../support/events.ts'
+
+// The consumer's steps without a broker: what happens in which order, whatever client feeds them.
+describe('consumer steps', () => {
+  let codec: Codec<RequestEvent>
+  beforeAll(async () => {
+    codec = await loadRequestEventCodec()
+  })
+
+  /** A partition batch that records what the steps did to it. */
+  function partition(values: Buffer[], alive = () => true) {
+    const did: string[] = []
+    const messages: ConsumedMessage[] = values.map((value, i) => ({
+      key: Buffer.from(`k${i}`),
+      value,
+      headers: { origin: 'test' },
+      offset: String(100 + i),
+    }))
+    const batch: PartitionBatch = {
+      topic: 'events',
+      partition: 3,
+      highWatermark: String(100 + values.length),
+      messages,
+      alive,
+      heartbeat: async () => {},
+      commit: async (offset) => void did.push(`commit ${offset}`),
+    }
+    return { batch, did }
+  }
+
+  function steps(writer: BatchWriter, did: string[], options: { chunkSize?: number } = {}) {
+    const letters: { key: string; headers: Record<string, unknown> }[] = []
+    const controller = new AbortController()
+    const s = createConsumerSteps({
+      groupId: 'steps-test',
+      codec,
+      writer,
+      sendDeadLetters: async (messages) => {
+        did.push(`dead-letter ${messages.length}`)
+        letters.push(...messages.map((m) => ({ key: String(m.key), headers: m.headers })))
+      },
+      log: pino({ level: 'silent' }),
+      chunkSize: options.chunkSize ?? 100,
+      maxBackoffMs: 10,
+      signal: controller.signal,
+    })
+    return { ...s, letters, stop: () => controller.abort() }
+  }
+
+  it('dead-letters what cannot be decoded, writes the rest, and commits only after both', async () => {
+    const { batch, did } = partition([
+      codec.encode(sampleEvent()),
+      Buffer.from('not avro'),
+      codec.encode(sampleEvent()),
+    ])
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (events) => {
+        did.push(`write ${events.length}`)
+        return []
+      },
+    }
+    const s = steps(writer, did)
+    await s.handleBatch(batch)
+    expect(did).toEqual(['dead-letter 1', 'write 2', 'commit 102'])
+    expect(s.letters).toEqual([
+      {
+        key: 'k1',
+        headers: {
+          origin: 'test',
+          'tally-dlq-reason': 'not Avro single-object encoded (missing C3 01 marker)',
+          'tally-dlq-topic': 'events',
+          'tally-dlq-partition': '3',
+          'tally-dlq-offset': '101',
+        },
+      },
+    ])
+    expect(s.stats).toEqual({ consumed: 3, handled: 2, deadLettered: 1, failures: 0 })
+  })
+
+  it('dead-letters the events the writer can never record before committing past them', async () => {
+    const { batch, did } = partition([codec.encode(sampleEvent()), codec.encode(sampleEvent())])
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (events) => {
+        did.push(`write ${events.length}`)
+        return [{ index: 1, reason: 'refused' }]
+      },
+    }
+    const s = steps(writer, did)
+    await s.handleBatch(batch)
+    expect(did).toEqual(['write 2', 'dead-letter 1', 'commit 101'])
+    expect(s.letters[0]?.headers).toMatchObject({ 'tally-dlq-reason': 'refused', 'tally-dlq-offset': '101' })
+    expect(s.stats.handled).toBe(1)
+  })
+
+  it('retries a failing write; a batch no longer alive leaves its remainder uncommitted', async () => {
+    let running = true
+    const { batch, did } = partition(
+      Array.from({ length: 4 }, () => codec.encode(sampleEvent())),
+      () => running,
+    )
+    let attempts = 0
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (events) => {
+        attempts++
+        // The first chunk is written on its second attempt; the second chunk never is.
+        if (attempts === 2) return []
+        if (attempts >= 4) running = false
+        throw new Error(`down (${events.length})`)
+      },
+    }
+    const s = steps(writer, did, { chunkSize: 2 })
+    await s.handleBatch(batch)
+    expect(did).toEqual(['commit 101'])
+    expect(s.stats).toMatchObject({ consumed: 4, handled: 2, failures: 3 })
+  })
+})
