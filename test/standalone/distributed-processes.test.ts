@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { engines } from '../support/harness.ts'
 import {
@@ -10,6 +12,7 @@ import {
 } from '../support/processes.ts'
 
 const e = engines()
+const RECORD_MODULES = new URL('../support/record-modules.ts', import.meta.url).pathname
 afterAll(cleanUpProcesses)
 
 const ready = (p: TallyProcess) =>
@@ -44,13 +47,31 @@ describe('distributed entries', () => {
         TALLY_DLQ_TOPIC: `${topic}.dlq`,
         TALLY_CONSUMER_GROUP_PREFIX: `${topic}.`,
       }
-      const processes = ENTRIES.map((entry) => spawnTally(entry, { ...env, TALLY_DATA_DIR: freshDataDir() }))
+      const dirs = ENTRIES.map(() => freshDataDir())
+      const moduleLogs = dirs.map((dir) => join(dir, 'modules.log'))
+      const processes = ENTRIES.map((entry, i) =>
+        spawnTally(entry, {
+          ...env,
+          TALLY_DATA_DIR: dirs[i] as string,
+          NODE_OPTIONS: `--import ${RECORD_MODULES}`,
+          TALLY_TEST_MODULE_LOG: moduleLogs[i] as string,
+        }),
+      )
       await Promise.all(processes.map(ready))
       expect(await Promise.all(processes.map(stopTally))).toEqual([0, 0, 0])
       for (const p of processes) {
         expect(p.output()).toContain('"msg":"shutdown_finished"')
         expect(p.output()).not.toMatch(/"level":(50|60)/)
       }
+      // Only the API loads the HTTP framework: the consumer processes never do.
+      const loadsFastify = moduleLogs.map((file) =>
+        /\/node_modules\/(fastify|@fastify\/[^/]+|fastify-[^/]+)\//.test(readFileSync(file, 'utf8')),
+      )
+      expect(Object.fromEntries(ENTRIES.map((entry, i) => [entry, loadsFastify[i]]))).toEqual({
+        'services/api/main.ts': true,
+        'services/ingest/main.ts': false,
+        'services/dispatcher/main.ts': false,
+      })
     },
     120_000,
   )
