@@ -1,0 +1,178 @@
+/**
+ * The process that hosts the ClickHouse server: `node child.ts`, spawned by spawn.ts with a pipe on
+ * fd 3 that brings its options (the first line) and the request to stop. It takes the data
+ * directory's lock, runs clickhouse-local from libchdb.so with `SYSTEM START LISTEN HTTP` and a
+ * keep-alive query, reports the port, and stops ClickHouse when the parent asks, on SIGTERM, or
+ * when the pipe closes because the parent is gone (even after kill -9): the server never outlives
+ * its owner.
+ */
+import { openSync, renameSync, writeFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { Socket } from 'node:net'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { hardExit, runClickHouse, tryLock } from './native.ts'
+import { listeningPorts } from './proc.ts'
+import {
+  type ChildMessage,
+  type ChildOptions,
+  EXIT,
+  FILES,
+  KEEPALIVE_QUERY_ID,
+  type ParentMessage,
+  type ServerState,
+} from './protocol.ts'
+
+const POLL_MS = 20
+
+const pipe = new Socket({ fd: 3, readable: true, writable: true })
+let options: ChildOptions
+let port: number | undefined
+let stopping = false
+let clickHouseStarted = false
+let returnCode = 0
+
+function send(message: ChildMessage): void {
+  if (pipe.writable) pipe.write(`${JSON.stringify(message)}\n`)
+}
+
+/** Before ClickHouse runs a normal exit is fine; after, only _exit (see native.ts). */
+function exitWith(code: number): never {
+  if (clickHouseStarted) hardExit(code)
+  process.exit(code)
+}
+
+function fail(err: unknown): never {
+  process.stderr.write(`clickhouse-server child: ${(err as Error)?.stack ?? String(err)}\n`)
+  exitWith(EXIT.childError)
+}
+process.on('uncaughtException', fail)
+process.on('unhandledRejection', fail)
+
+/** Ends the keep-alive query: clickhouse-local then shuts down (flushing tables) and returns. */
+async function stop(reason: string): Promise<void> {
+  if (stopping) return
+  stopping = true
+  send({ type: 'stopping', reason })
+  if (!options) exitWith(0)
+  // Still starting: nothing was written yet that ending the process could lose.
+  if (!clickHouseStarted || port === undefined) exitWith(0)
+  // Not unref'd: this timer is what ends the process if ClickHouse does not.
+  setTimeout(() => {
+    process.stderr.write(
+      `clickhouse-server child: ClickHouse did not stop within ${options.stopGraceMs} ms\n`,
+    )
+    hardExit(EXIT.stopTimeout)
+  }, options.stopGraceMs)
+  try {
+    await killKeepAlive(port)
+  } catch (err) {
+    process.stderr.write(
+      `clickhouse-server child: could not stop ClickHouse cleanly: ${(err as Error).message}\n`,
+    )
+    hardExit(EXIT.stopTimeout)
+  }
+}
+
+/**
+ * `KILL QUERY` of the keep-alive query, on a connection that closes after it (agent: false): an
+ * idle keep-alive connection would make ClickHouse wait for it before it shuts down.
+ */
+function killKeepAlive(httpPort: number): Promise<void> {
+  const query = encodeURIComponent(`KILL QUERY WHERE query_id = '${KEEPALIVE_QUERY_ID}' ASYNC`)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: httpPort,
+        path: `/?query=${query}`,
+        method: 'POST',
+        agent: false,
+        auth: `${options.username}:${options.password}`,
+        timeout: options.stopGraceMs,
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (chunk) => {
+          body += chunk
+        })
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}: ${body.trim()}`)),
+        )
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.stopGraceMs} ms`)))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+// The parent's end of the pipe closes when the parent exits, however it exits.
+pipe.on('close', () => void stop('parent gone'))
+pipe.on('error', () => void stop('parent gone'))
+createInterface({ input: pipe }).on('line', (line) => {
+  const message = JSON.parse(line) as ParentMessage
+  if (message.type === 'start' && !options) {
+    options = message.options
+    lockThenStart()
+  } else if (message.type === 'stop') void stop('asked by parent')
+})
+
+function lockThenStart(): void {
+  const lockFd = openSync(join(options.dataDir, FILES.lock), 'a', 0o600)
+  if (tryLock(lockFd)) {
+    start()
+    return
+  }
+  stopping = true // the pipe's close below is this process's own doing
+  send({ type: 'locked' })
+  // Let the message reach the parent before the pipe closes.
+  pipe.end(() => process.exit(EXIT.locked))
+}
+
+function start(): void {
+  const argv = [
+    'clickhouse',
+    `--path=${join(options.dataDir, FILES.data)}`,
+    `--config-file=${join(options.dataDir, FILES.config)}`,
+    `--logger.log=${join(options.dataDir, FILES.log)}`,
+    // With a log level set, clickhouse-local prints its own errors (port taken, bad config) to
+    // stderr, where the parent collects them, instead of into a result nobody reads.
+    '--log-level=warning',
+    `--http_port=${options.httpPort}`,
+    '--listen_host=127.0.0.1',
+    `--query_id=${KEEPALIVE_QUERY_ID}`,
+    // Sleeps in one thread, one hour per row, until KILL QUERY: no CPU, no memory.
+    '--query=SYSTEM START LISTEN HTTP; SELECT sleepEachRow(3600) FROM system.numbers ' +
+      'SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0 FORMAT Null',
+  ]
+  clickHouseStarted = true
+  returnCode = runClickHouse(options.libchdbPath, argv)
+  const deadline = Date.now() + options.listenDeadlineMs
+  const poll = () => {
+    const ports = listeningPorts()
+    const found = options.httpPort === 0 ? ports[0] : ports.find((p) => p === options.httpPort)
+    if (found !== undefined) return listening(found)
+    if (Date.now() > deadline) {
+      process.stderr.write(
+        `clickhouse-server child: ClickHouse listened on no port after ${options.listenDeadlineMs} ms\n`,
+      )
+      hardExit(EXIT.noListener)
+    }
+    setTimeout(poll, POLL_MS)
+  }
+  poll()
+}
+
+function listening(found: number): void {
+  port = found
+  const state: ServerState = { pid: process.pid, httpPort: found, startedAt: new Date().toISOString() }
+  const path = join(options.dataDir, FILES.state)
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(state)}\n`, { mode: 0o600 })
+  renameSync(`${path}.tmp`, path)
+  send({ type: 'listening', port: found, pid: process.pid, returnCode })
+  // ClickHouse installed its own handlers while starting, which end the process at once; Node's
+  // handlers, installed after them, replace them, so a SIGTERM (a service manager stopping the
+  // whole process group) stops ClickHouse cleanly too.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal))
+}

@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { FILES } from './protocol.ts'
+
+export interface Credentials {
+  username: string
+  password: string
+}
+
+/**
+ * The password of the `tally` user, made once per data directory and kept there (mode 0600): any
+ * local process can reach 127.0.0.1, so the server must not answer to a user without a password.
+ * Created with link(2), which fails if the file exists, so two processes starting at once agree.
+ */
+export function loadCredentials(dataDir: string): Credentials {
+  const path = join(dataDir, FILES.credentials)
+  const fresh: Credentials = { username: 'tally', password: randomBytes(24).toString('base64url') }
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, `${JSON.stringify(fresh)}\n`, { mode: 0o600 })
+  try {
+    linkSync(tmp, path)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  } finally {
+    rmSync(tmp, { force: true })
+  }
+  const stored = JSON.parse(readFileSync(path, 'utf8')) as Credentials
+  if (typeof stored.username !== 'string' || typeof stored.password !== 'string')
+    throw new Error(`${path} holds no username/password: remove it to make new ones`)
+  return stored
+}
+
+/** Writes config.xml and users.xml for clickhouse-local; returns the config file's path. */
+export function writeServerConfig(dataDir: string, credentials: Credentials): string {
+  const configPath = join(dataDir, FILES.config)
+  writeAtomically(join(dataDir, FILES.users), usersXml(credentials))
+  writeAtomically(configPath, CONFIG_XML)
+  return configPath
+}
+
+/** Readers (a server starting at the same moment) never see half a file. */
+function writeAtomically(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, text, { mode: 0o600 })
+  renameSync(tmp, path)
+}
+
+// clickhouse-local reads users only from users_xml (a local_directory entry is ignored, so
+// CREATE USER / CREATE ROW POLICY fail: "no writeable access storage"). The log's level and
+// path are set on the command line: clickhouse-local overrides logger.level from its options.
+const CONFIG_XML = `<clickhouse>
+  <user_directories>
+    <users_xml><path>${FILES.users}</path></users_xml>
+  </user_directories>
+  <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
+  <logger>
+    <size>20M</size>
+    <count>3</count>
+  </logger>
+</clickhouse>
+`
+
+/**
+ * `default` is the user clickhouse-local itself runs as (it has no option to pick another): it may
+ * only start the listener and read system.numbers for the keep-alive query. Its networks cannot
+ * keep out HTTP clients on 127.0.0.1 (clickhouse-local authenticates as a loopback address), hence
+ * the narrow grants. `tally` is the service's user, with every right.
+ */
+function usersXml({ username, password }: Credentials): string {
+  const sha256 = createHash('sha256').update(password).digest('hex')
+  return `<clickhouse>
+  <profiles>
+    <default/>
+    <keepalive>
+      <max_execution_time>0</max_execution_time>
+    </keepalive>
+  </profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+      <profile>keepalive</profile>
+      <quota>default</quota>
+      <grants>
+        <query>GRANT SYSTEM LISTEN ON *.*</query>
+        <query>GRANT SELECT ON system.numbers</query>
+      </grants>
+    </default>
+    <${username}>
+      <password_sha256_hex>${sha256}</password_sha256_hex>
+      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </${username}>
+  </users>
+  <quotas>
+    <default/>
+  </quotas>
+</clickhouse>
+`
+}

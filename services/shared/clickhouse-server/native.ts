@@ -1,0 +1,73 @@
+/**
+ * The native calls the child makes through koffi: libc for locking, threads and exiting, and
+ * libchdb's argv entry point. Loaded only in the child process.
+ */
+import koffi from 'koffi'
+
+const LOCK_EX = 2
+const LOCK_NB = 4
+const EWOULDBLOCK = 11
+const THREAD_STACK_BYTES = 16 * 1024 * 1024
+
+const libc = koffi.load('libc.so.6')
+const flock = libc.func('int flock(int fd, int operation)')
+const exitNow = libc.func('void _exit(int status)')
+const strdup = libc.func('void *strdup(const char *s)')
+const malloc = libc.func('void *malloc(size_t size)')
+const onExit = libc.func('int on_exit(void *fn, void *arg)')
+const attrInit = libc.func('int pthread_attr_init(void *attr)')
+const attrSetStackSize = libc.func('int pthread_attr_setstacksize(void *attr, size_t size)')
+const pthreadCreate = libc.func(
+  'int pthread_create(_Out_ uint64_t *thread, void *attr, void *start, void *arg)',
+)
+
+/** flock(LOCK_EX | LOCK_NB): true when this process now holds the lock, false when another does. */
+export function tryLock(fd: number): boolean {
+  if (flock(fd, LOCK_EX | LOCK_NB) === 0) return true
+  const errno = koffi.errno()
+  if (errno === EWOULDBLOCK) return false
+  throw new Error(`flock failed with errno ${errno}`)
+}
+
+/**
+ * Ends the process at once. The child must never call exit(3) (process.exit) once ClickHouse
+ * runs: ClickHouse's thread is itself inside exit(3) (see runClickHouse), and a second exit would
+ * run the exit handlers twice.
+ */
+export function hardExit(code: number): never {
+  exitNow(code)
+  throw new Error('unreachable: _exit returned')
+}
+
+/**
+ * Runs clickhouse-local's `query_stable_v2(argc, argv)` on a new thread and returns at once.
+ *
+ * koffi runs every native call on a stack of its own, and ClickHouse checks that the stack it
+ * runs on is its thread's (checkStackSize: "Stack size too large", code 306, on every query).
+ * So the call must start on a real thread stack, with no compiled helper. glibc's on_exit(3)
+ * calls `fn(status, arg)`, the same shape as `query_stable_v2(int argc, char **argv)`, and exit(3)
+ * runs those handlers on the thread that calls it. Hence: register `_exit` then
+ * `query_stable_v2(argv)` with on_exit (handlers run last-registered first), and start a thread
+ * whose start routine is exit(3) itself with argc as its argument. That thread runs ClickHouse
+ * with its own 16 MiB stack; when ClickHouse returns, `_exit(argc)` ends the process, before any
+ * older exit handler (Node's, libchdb's static destructors) can run beside the JS thread.
+ * The returned value is the exit status the process will then have.
+ */
+export function runClickHouse(libchdbPath: string, args: readonly string[]): number {
+  const chdb = koffi.load(libchdbPath)
+  const entry = chdb.symbol('query_stable_v2')
+  // Built with malloc: the strings must outlive this call, which koffi's own buffers do not.
+  const argv = malloc((args.length + 1) * 8)
+  args.forEach((arg, i) => {
+    koffi.encode(argv, i * 8, 'void *', strdup(arg))
+  })
+  koffi.encode(argv, args.length * 8, 'void *', null)
+  const attr = malloc(64)
+  if (attrInit(attr) !== 0 || attrSetStackSize(attr, THREAD_STACK_BYTES) !== 0)
+    throw new Error('pthread_attr_init/setstacksize failed')
+  if (onExit(libc.symbol('_exit'), null) !== 0 || onExit(entry, argv) !== 0) throw new Error('on_exit failed')
+  const thread = [0n]
+  const rc = pthreadCreate(thread, attr, libc.symbol('exit'), BigInt(args.length))
+  if (rc !== 0) throw new Error(`pthread_create failed with ${rc}`)
+  return args.length
+}

@@ -1,0 +1,65 @@
+/**
+ * What the launcher (server.ts) and the child that hosts ClickHouse (child.ts) agree on: the child's
+ * options, the messages on the pipe between them (fd 3, one JSON object per line), exit codes and
+ * the files kept in the data directory. Options travel on the pipe, not on the command line, which
+ * any local user can read with ps.
+ */
+
+export interface ChildOptions {
+  libchdbPath: string
+  /** Holds the lock, state and config files; ClickHouse's own data is under `data/`. */
+  dataDir: string
+  /** 0: the kernel picks a free port and the child reports it. */
+  httpPort: number
+  username: string
+  password: string
+  /** How long the child lets ClickHouse shut down on its own before it ends the process itself. */
+  stopGraceMs: number
+  /** How long the child looks for the port ClickHouse listens on before it gives up. */
+  listenDeadlineMs: number
+}
+
+export type ChildMessage =
+  /** Another process holds the data directory's lock: a server runs there or is starting. */
+  | { type: 'locked' }
+  /** `returnCode`: the exit status the child will have once clickhouse-local returns (a clean stop). */
+  | { type: 'listening'; port: number; pid: number; returnCode: number }
+  | { type: 'stopping'; reason: string }
+
+export type ParentMessage = { type: 'start'; options: ChildOptions } | { type: 'stop' }
+
+/** Written by the child once it listens, read by any process that wants to attach. */
+export interface ServerState {
+  pid: number
+  httpPort: number
+  startedAt: string
+}
+
+export const FILES = {
+  lock: 'server.lock',
+  state: 'server.json',
+  credentials: 'credentials.json',
+  config: 'config.xml',
+  users: 'users.xml',
+  log: 'clickhouse-server.log',
+  data: 'data',
+} as const
+
+/**
+ * Exit codes of the child besides these: when clickhouse-local returns (after a stop, or because it
+ * failed, e.g. its port was taken) the process ends with status = the argc it was given (see
+ * native.ts), and with 1 when ClickHouse gave up waiting for open connections at shutdown.
+ */
+export const EXIT = {
+  /** The data directory is locked by another server. */
+  locked: 75,
+  /** An error in the child itself (bad options, koffi, /proc). */
+  childError: 70,
+  /** ClickHouse did not finish within stopGraceMs after it was asked to stop. */
+  stopTimeout: 71,
+  /** ClickHouse was listening on no port after listenDeadlineMs. */
+  noListener: 72,
+} as const
+
+/** The keep-alive query's id: stopping the server is `KILL QUERY` of it. */
+export const KEEPALIVE_QUERY_ID = 'tally-clickhouse-server-keepalive'

@@ -1,0 +1,118 @@
+/**
+ * Runs ClickHouse out of process, as a local server speaking ClickHouse's HTTP interface on
+ * 127.0.0.1, from the libchdb.so the chdb package installs: no ClickHouse binary, no compiler.
+ * One server per data directory; a process that finds one already serving its directory attaches
+ * to it instead of starting another.
+ */
+import { mkdirSync } from 'node:fs'
+import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
+import { FILES, type ServerState } from './protocol.ts'
+import { spawnServer } from './spawn.ts'
+import { addresses, delay, findRunning, isAlive } from './state.ts'
+
+export interface ServerLog {
+  info(obj: object, msg: string): void
+  warn(obj: object, msg: string): void
+  error(obj: object, msg: string): void
+}
+
+export interface ClickHouseServerOptions {
+  /** Tally passes `$TALLY_DATA_DIR/clickhouse-server`. Created (mode 0700) if missing. */
+  dataDir: string
+  /** Default: a port the kernel picks. */
+  httpPort?: number
+  /** How long start may take in all, ClickHouse loading its tables included. Default 30 s. */
+  deadlineMs?: number
+  /** How long stop() waits for a clean exit before SIGKILL. Default 15 s. */
+  stopDeadlineMs?: number
+  log: ServerLog
+}
+
+export interface ServerExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+  /** The child's last stderr lines; empty for an attached server. */
+  stderr: string
+}
+
+export interface ClickHouseServer {
+  /** `http://tally:<password>@127.0.0.1:<port>`: what createClient({ url }) and CLICKHOUSE_URL take. */
+  url: string
+  /** The same without credentials, for logs. */
+  endpoint: string
+  username: string
+  password: string
+  pid: number
+  /** True when another process started this server: stop() then leaves it running. */
+  attached: boolean
+  /**
+   * Called once if the server ends other than through this handle's stop(). The handle does not
+   * keep the Node process alive by itself: when its owner exits, the server stops.
+   */
+  onExit(listener: (exit: ServerExit) => void): void
+  stop(): Promise<void>
+}
+
+const POLL_MS = 50
+/** After "locked", how long to wait for the other process's server before trying again ourselves. */
+const LOCKED_RECHECK_MS = 2_000
+const ATTACHED_WATCH_MS = 1_000
+
+export async function startClickHouseServer(options: ClickHouseServerOptions): Promise<ClickHouseServer> {
+  const { dataDir } = options
+  const deadlineMs = options.deadlineMs ?? 30_000
+  const deadline = Date.now() + deadlineMs
+  // The child relies on glibc (on_exit, libc.so.6) and /proc; chdb ships libchdb.so for glibc only.
+  if (process.platform !== 'linux')
+    throw new Error(`ClickHouse server: runs on Linux only, not ${process.platform}`)
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const credentials = loadCredentials(dataDir)
+  for (;;) {
+    const running = await findRunning(dataDir)
+    if (running) return attach(running, credentials, options)
+    writeServerConfig(dataDir, credentials)
+    const owned = await spawnServer(options, credentials, deadline)
+    if (owned !== 'locked') return owned
+    // Another process holds the lock: its server is starting. Attach once it answers; try again
+    // ourselves if it does not (its starter may have died and released the lock).
+    const recheckUntil = Math.min(deadline, Date.now() + LOCKED_RECHECK_MS)
+    while (Date.now() < recheckUntil) {
+      const other = await findRunning(dataDir)
+      if (other) return attach(other, credentials, options)
+      await delay(POLL_MS)
+    }
+    if (Date.now() >= deadline)
+      throw new Error(
+        `ClickHouse server in ${dataDir}: another process holds ${FILES.lock} but its server did not answer ` +
+          `GET /ping within ${deadlineMs} ms`,
+      )
+  }
+}
+
+function attach(
+  state: ServerState,
+  credentials: Credentials,
+  { dataDir, log }: ClickHouseServerOptions,
+): ClickHouseServer {
+  const listeners: ((exit: ServerExit) => void)[] = []
+  // Not our child: the only sign of its end is its pid going away.
+  const watch = setInterval(() => {
+    if (isAlive(state.pid)) return
+    clearInterval(watch)
+    log.error({ pid: state.pid, dataDir }, 'clickhouse_server_gone')
+    for (const listener of listeners) listener({ code: null, signal: null, stderr: '' })
+  }, ATTACHED_WATCH_MS)
+  watch.unref()
+  const server = addresses(state.httpPort, credentials)
+  log.info({ endpoint: server.endpoint, pid: state.pid, dataDir }, 'clickhouse_server_attached')
+  return {
+    ...server,
+    pid: state.pid,
+    attached: true,
+    onExit: (listener) => void listeners.push(listener),
+    async stop() {
+      clearInterval(watch)
+      log.info({ pid: state.pid, dataDir }, 'clickhouse_server_detached: left running for its owner')
+    },
+  }
+}

@@ -1,0 +1,195 @@
+/** Starting a server of our own: the child process, its readiness, its end. */
+import { spawn } from 'node:child_process'
+import type { Socket } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { libchdbPath } from 'chdb/libchdb'
+import type { Credentials } from './config.ts'
+import { type ChildMessage, EXIT, type ParentMessage } from './protocol.ts'
+import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './server.ts'
+import { addresses, delay, forgetState, ping, within } from './state.ts'
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
+const POLL_MS = 50
+const STDERR_LINES = 40
+/** clickhouse-local's exit status when it gives up waiting for client connections at shutdown. */
+const FORCED_SHUTDOWN = 1
+/** The child's own stop deadline is later than the parent's: the parent's SIGKILL comes first. */
+const CHILD_GRACE_EXTRA_MS = 1_000
+
+type Started = ClickHouseServer | 'locked'
+
+/** Spawns the child and waits until it serves /ping, says the directory is locked, or fails. */
+export function spawnServer(
+  options: ClickHouseServerOptions,
+  credentials: Credentials,
+  deadline: number,
+): Promise<Started> {
+  const { dataDir, log } = options
+  const deadlineMs = options.deadlineMs ?? 30_000
+  const stopDeadlineMs = options.stopDeadlineMs ?? 15_000
+  const startedAt = Date.now()
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD], {
+    cwd: dataDir,
+    // detached: a Ctrl-C in the terminal reaches the parent only, which then stops the server.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  })
+  const pipe = child.stdio[3] as Socket
+  // A child that dies resets its pipes; its exit event is what reports that.
+  for (const stream of [pipe, child.stdout, child.stderr]) stream?.on('error', () => {})
+  const stderr: string[] = []
+  let stopRequested = false
+  let returnCode: number | undefined
+  let exited: ServerExit | undefined
+  const exitListeners: ((exit: ServerExit) => void)[] = []
+  const exitedPromise = new Promise<ServerExit>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = { code, signal, stderr: stderr.join('\n') }
+      resolve(exited)
+    }),
+  )
+  collectLines(child.stderr, (line) => {
+    stderr.push(line)
+    if (stderr.length > STDERR_LINES) stderr.shift()
+    // Once stopping, ClickHouse reports its keep-alive query as cancelled: expected. And it
+    // announces where its log goes.
+    if (stopRequested || /^Logging \w+ to /.test(line)) log.info({ line }, 'clickhouse_server_stderr')
+    else log.warn({ line }, 'clickhouse_server_stderr')
+  })
+  collectLines(child.stdout, (line) => log.info({ line }, 'clickhouse_server_stdout'))
+  const send = (message: ParentMessage) => {
+    if (pipe.writable) pipe.write(`${JSON.stringify(message)}\n`)
+  }
+  send({
+    type: 'start',
+    options: {
+      libchdbPath: libchdbPath(),
+      dataDir,
+      httpPort: options.httpPort ?? 0,
+      username: credentials.username,
+      password: credentials.password,
+      stopGraceMs: stopDeadlineMs + CHILD_GRACE_EXTRA_MS,
+      listenDeadlineMs: Math.max(0, deadline - Date.now()),
+    },
+  })
+
+  const failure = (what: string) => {
+    const tail = stderr.length
+      ? `; its last stderr lines:\n${stderr.join('\n')}`
+      : '; it wrote nothing to stderr'
+    return new Error(`ClickHouse server in ${dataDir}: ${what}${tail}`)
+  }
+
+  return new Promise<Started>((resolve, reject) => {
+    let settled = false
+    const settle = (outcome: Started | Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      if (outcome instanceof Error) reject(outcome)
+      else resolve(outcome)
+    }
+    let waitingFor = 'the child to report the port ClickHouse listens on'
+    const timer = setTimeout(
+      () => {
+        child.kill('SIGKILL')
+        settle(failure(`gave up after ${deadlineMs} ms waiting for ${waitingFor}; killed pid ${child.pid}`))
+      },
+      Math.max(0, deadline - Date.now()),
+    )
+    void exitedPromise.then(({ code, signal }) =>
+      settle(
+        code === EXIT.locked
+          ? 'locked'
+          : failure(`the child exited (code ${code}, signal ${signal}) while waiting for ${waitingFor}`),
+      ),
+    )
+    collectLines(pipe, (line) => {
+      let message: ChildMessage
+      try {
+        message = JSON.parse(line) as ChildMessage
+      } catch {
+        child.kill('SIGKILL')
+        return settle(failure(`the child wrote something other than JSON on its pipe: ${line}`))
+      }
+      if (message.type === 'locked') settle('locked')
+      if (message.type !== 'listening') return
+      returnCode = message.returnCode
+      const server = addresses(message.port, credentials)
+      waitingFor = `GET ${server.endpoint}/ping to answer "Ok."`
+      const poll = async () => {
+        while (!settled && exited === undefined) {
+          if (await ping(message.port)) return settle(owned(server))
+          await delay(POLL_MS)
+        }
+      }
+      void poll()
+    })
+  })
+
+  function owned(server: ReturnType<typeof addresses>): ClickHouseServer {
+    // An idle server must not keep its owner alive; when the owner exits, the pipe closes and
+    // the child stops ClickHouse.
+    child.unref()
+    pipe.unref()
+    ;(child.stdout as Socket).unref()
+    ;(child.stderr as Socket).unref()
+    void exitedPromise.then((exit) => {
+      forgetState(dataDir, child.pid)
+      if (stopRequested) return
+      // Its own return code: stopped by a signal or a KILL of its keep-alive query; else it failed.
+      const how = exit.code === returnCode ? 'stopped by someone else' : 'died'
+      log.error({ ...exit, pid: child.pid, dataDir }, `clickhouse_server_exited: ${how}`)
+      for (const listener of exitListeners) listener(exit)
+    })
+    const pid = child.pid as number
+    log.info(
+      { endpoint: server.endpoint, pid, dataDir, ms: Date.now() - startedAt },
+      'clickhouse_server_started',
+    )
+    return {
+      ...server,
+      pid,
+      attached: false,
+      onExit: (listener) => void exitListeners.push(listener),
+      stop: () => stopChild(),
+    }
+  }
+
+  async function stopChild(): Promise<void> {
+    if (exited) return
+    stopRequested = true
+    const started = Date.now()
+    send({ type: 'stop' })
+    const done = await within(exitedPromise, stopDeadlineMs)
+    if (done) {
+      const facts = { ...done, pid: child.pid, ms: Date.now() - started }
+      if (done.code === returnCode) log.info(facts, 'clickhouse_server_stopped')
+      else if (done.code === FORCED_SHUTDOWN)
+        log.warn(
+          facts,
+          'clickhouse_server_stopped_forcefully: ClickHouse waited 5 s for open client connections, then skipped ' +
+            'the rest of its shutdown (written data is safe); close clients before stop()',
+        )
+      else log.warn(facts, 'clickhouse_server_stopped_uncleanly')
+      return
+    }
+    child.kill('SIGKILL')
+    const killed = await exitedPromise
+    log.warn(
+      { ...killed, pid: child.pid, waitedMs: stopDeadlineMs },
+      'clickhouse_server_killed: no clean exit in time; queries in flight and background merges abandoned',
+    )
+  }
+}
+
+function collectLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  let buffered = ''
+  stream?.setEncoding('utf8')
+  stream?.on('data', (chunk: string) => {
+    buffered += chunk
+    const lines = buffered.split('\n')
+    buffered = lines.pop() ?? ''
+    for (const line of lines) if (line.trim()) onLine(line)
+  })
+}

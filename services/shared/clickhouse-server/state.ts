@@ -1,0 +1,69 @@
+/** The state file of a data directory and the checks that tell a live server from a stale record. */
+import { readFileSync, rmSync } from 'node:fs'
+import { get } from 'node:http'
+import { join } from 'node:path'
+import type { Credentials } from './config.ts'
+import { FILES, type ServerState } from './protocol.ts'
+
+/** The server recorded in dataDir, if its process lives and it answers /ping. A stale file is ignored. */
+export async function findRunning(dataDir: string): Promise<ServerState | undefined> {
+  let state: ServerState
+  try {
+    state = JSON.parse(readFileSync(join(dataDir, FILES.state), 'utf8')) as ServerState
+  } catch {
+    return undefined // none, or being replaced right now
+  }
+  if (!isAlive(state.pid)) return undefined
+  return (await ping(state.httpPort)) ? state : undefined
+}
+
+/** Removes the state file once its server is gone, unless a newer server has replaced it. */
+export function forgetState(dataDir: string, pid: number | undefined): void {
+  const path = join(dataDir, FILES.state)
+  try {
+    if ((JSON.parse(readFileSync(path, 'utf8')) as ServerState).pid === pid) rmSync(path)
+  } catch {
+    // none, or unreadable: findRunning ignores it either way
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM' // alive, owned by another user
+  }
+}
+
+export function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get({ host: '127.0.0.1', port, path: '/ping', agent: false, timeout: 1_000 }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve(res.statusCode === 200 && body === 'Ok.\n'))
+    })
+    req.on('timeout', () => req.destroy())
+    req.on('error', () => resolve(false))
+  })
+}
+
+export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The promise's value, or undefined once `ms` have passed; leaves no timer behind. */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** Where a server answers: the endpoint for logs, the URL with credentials for clients. */
+export function addresses(port: number, credentials: Credentials) {
+  const endpoint = `http://127.0.0.1:${port}`
+  const auth = `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}`
+  return { endpoint, url: `http://${auth}@127.0.0.1:${port}`, ...credentials }
+}

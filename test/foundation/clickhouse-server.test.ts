@@ -1,0 +1,299 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
+import { afterAll, describe, expect, it } from 'vitest'
+import { cpuTicks } from '../../services/shared/clickhouse-server/proc.ts'
+import {
+  type ClickHouseServer,
+  type ClickHouseServerOptions,
+  startClickHouseServer,
+} from '../../services/shared/clickhouse-server/server.ts'
+import { waitFor } from '../support/wait.ts'
+
+const SERVER_MODULE = new URL('../../services/shared/clickhouse-server/server.ts', import.meta.url).pathname
+
+const dirs: string[] = []
+const servers: ClickHouseServer[] = []
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tally-ch-server-'))
+  dirs.push(dir)
+  return dir
+}
+
+/** Keeps what the launcher logs, so tests can assert on it. */
+function recordingLog() {
+  const lines: { level: string; msg: string; obj: object }[] = []
+  const at = (level: string) => (obj: object, msg: string) => void lines.push({ level, msg, obj })
+  return { lines, log: { info: at('info'), warn: at('warn'), error: at('error') } }
+}
+
+async function start(options: Partial<ClickHouseServerOptions> & { dataDir: string }) {
+  const server = await startClickHouseServer({ log: recordingLog().log, ...options })
+  servers.push(server)
+  return server
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * One request on a connection of its own, closed after it: an idle keep-alive connection (as
+ * fetch keeps) would make ClickHouse wait 5 s for it when it stops.
+ */
+function httpGet(url: string, auth?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { agent: false, auth }, (res) => {
+      let body = ''
+      res.on('data', (chunk) => {
+        body += chunk
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+    req.on('error', reject)
+  })
+}
+
+const ping = async (endpoint: string) => (await httpGet(`${endpoint}/ping`)).body
+
+/** A client that keeps quiet about the errors the tests provoke. */
+const clientFor = (server: ClickHouseServer) =>
+  createClient({ url: server.url, log: { level: ClickHouseLogLevel.OFF } })
+
+afterAll(async () => {
+  for (const server of servers.reverse()) await server.stop()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('ClickHouse as a local HTTP server from libchdb.so', () => {
+  it('serves /ping and SQL, and keeps MergeTree data across a stop and a start', async () => {
+    const dataDir = tempDir()
+    const first = await start({ dataDir })
+    expect(first.attached).toBe(false)
+    expect(await ping(first.endpoint)).toBe('Ok.\n')
+
+    const client = clientFor(first)
+    await client.command({
+      query: 'CREATE TABLE kept (id UInt32, note String) ENGINE = MergeTree ORDER BY id',
+    })
+    await client.insert({
+      table: 'kept',
+      values: [
+        { id: 1, note: 'a' },
+        { id: 2, note: 'b' },
+      ],
+      format: 'JSONEachRow',
+    })
+    await client.close()
+    await first.stop()
+    expect(isAlive(first.pid)).toBe(false)
+
+    const second = await start({ dataDir })
+    expect(second.pid).not.toBe(first.pid)
+    const again = clientFor(second)
+    const rs = await again.query({ query: 'SELECT id, note FROM kept ORDER BY id', format: 'JSONEachRow' })
+    expect(await rs.json()).toEqual([
+      { id: 1, note: 'a' },
+      { id: 2, note: 'b' },
+    ])
+    await again.close()
+    await second.stop()
+  }, 60_000)
+
+  it('refuses HTTP clients without the password, and lets the local-only user do nothing useful', async () => {
+    const server = await start({ dataDir: tempDir() })
+    const wrongPassword = await httpGet(`${server.endpoint}/?query=SELECT%201`, 'tally:wrong')
+    expect(wrongPassword.status).toBe(403)
+    // `default` is the user clickhouse-local runs as; over HTTP it may not read files or tables.
+    const query = encodeURIComponent("SELECT * FROM file('/etc/hostname', 'LineAsString')")
+    const asDefault = await httpGet(`${server.endpoint}/?query=${query}`)
+    expect(asDefault.body).toMatch(/ACCESS_DENIED/)
+    await server.stop()
+  })
+
+  it('attaches to the server already serving a data directory, and leaves it running on stop()', async () => {
+    const dataDir = tempDir()
+    const owner = await start({ dataDir })
+    const other = await start({ dataDir })
+    expect(other.attached).toBe(true)
+    expect(other.pid).toBe(owner.pid)
+    expect(other.url).toBe(owner.url)
+    await other.stop()
+    expect(await ping(owner.endpoint)).toBe('Ok.\n')
+    await owner.stop()
+    expect(isAlive(owner.pid)).toBe(false)
+  })
+
+  it('starts one server when two starts race for the same data directory', async () => {
+    const dataDir = tempDir()
+    const both = await Promise.all([start({ dataDir }), start({ dataDir })])
+    expect(both.map((s) => s.attached).sort()).toEqual([false, true])
+    expect(both[0]?.pid).toBe(both[1]?.pid)
+    for (const server of both.filter((s) => s.attached)) await server.stop()
+    for (const server of both.filter((s) => !s.attached)) await server.stop()
+  }, 60_000)
+
+  it('ignores a state file whose process is gone', async () => {
+    const dataDir = tempDir()
+    const dead = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) =>
+      dead.once('exit', () => resolve(dead.pid as number)),
+    )
+    writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: deadPid, httpPort: 1, startedAt: '' }))
+    const server = await start({ dataDir })
+    expect(server.attached).toBe(false)
+    expect(server.pid).not.toBe(deadPid)
+    expect(await ping(server.endpoint)).toBe('Ok.\n')
+    await server.stop()
+  })
+
+  it('stops when its owner is killed with SIGKILL: no orphan server', async () => {
+    const dataDir = tempDir()
+    const owner = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startClickHouseServer } from ${JSON.stringify(SERVER_MODULE)}
+         const log = { info() {}, warn() {}, error() {} }
+         const server = await startClickHouseServer({ dataDir: ${JSON.stringify(dataDir)}, log })
+         console.log(JSON.stringify({ pid: server.pid, endpoint: server.endpoint }))
+         setInterval(() => {}, 1 << 30)`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    const started = await new Promise<{ pid: number; endpoint: string }>((resolve, reject) => {
+      owner.stdout.once('data', (line) => resolve(JSON.parse(String(line))))
+      owner.once('exit', (code) => reject(new Error(`owner exited with ${code} before starting ClickHouse`)))
+    })
+    expect(await ping(started.endpoint)).toBe('Ok.\n')
+    owner.kill('SIGKILL')
+    await waitFor(() => !isAlive(started.pid), {
+      timeoutMs: 15_000,
+      what: `ClickHouse child ${started.pid} to exit after its owner was killed`,
+    })
+    await expect(ping(started.endpoint)).rejects.toThrow()
+  }, 60_000)
+
+  it('tells the owner when the server dies', async () => {
+    const server = await start({ dataDir: tempDir() })
+    const exited = new Promise<{ signal: string | null }>((resolve) => server.onExit(resolve))
+    process.kill(server.pid, 'SIGKILL')
+    expect((await exited).signal).toBe('SIGKILL')
+  })
+
+  it('stops cleanly on SIGTERM, and tells the owner', async () => {
+    const server = await start({ dataDir: tempDir() })
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      server.onExit(resolve),
+    )
+    process.kill(server.pid, 'SIGTERM')
+    // A clean stop: clickhouse-local returned, so the child exits with a code, not by the signal.
+    expect(await exited).toMatchObject({ signal: null, code: expect.any(Number) })
+  })
+
+  it('stop() ends the server within its deadline even while a client holds a connection open', async () => {
+    const { lines, log } = recordingLog()
+    const server = await startClickHouseServer({ dataDir: tempDir(), log, stopDeadlineMs: 2_000 })
+    // An idle keep-alive connection: ClickHouse would wait 5 s for it at shutdown.
+    const client = clientFor(server)
+    await client.query({ query: 'SELECT 1' }).then((rs) => rs.text())
+    const began = Date.now()
+    await server.stop()
+    expect(Date.now() - began).toBeLessThan(4_000)
+    expect(isAlive(server.pid)).toBe(false)
+    expect(lines.some((l) => l.msg.startsWith('clickhouse_server_killed'))).toBe(true)
+    await client.close()
+  })
+
+  it('fails with a clear error when its port is taken', async () => {
+    const blocker = createServer()
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+    const port = (blocker.address() as { port: number }).port
+    try {
+      await expect(start({ dataDir: tempDir(), httpPort: port, deadlineMs: 20_000 })).rejects.toThrow(
+        /exited .* while waiting for .*Address already in use/s,
+      )
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('fails with a clear error when its data directory cannot be made', async () => {
+    const file = join(tempDir(), 'a-file')
+    writeFileSync(file, '')
+    await expect(start({ dataDir: join(file, 'clickhouse') })).rejects.toThrow(/ENOTDIR/)
+  })
+
+  it('gives up at its deadline, saying what it waited for, and leaves no process behind', async () => {
+    const dataDir = tempDir()
+    const error = await start({ dataDir, deadlineMs: 100 }).then(
+      () => undefined,
+      (err: Error) => err,
+    )
+    expect(error?.message).toMatch(/gave up after 100 ms waiting for .*; killed pid (\d+)/)
+    const pid = Number(/killed pid (\d+)/.exec(error?.message ?? '')?.[1])
+    await waitFor(() => !isAlive(pid), { timeoutMs: 5_000, what: `killed child ${pid} to be gone` })
+  })
+
+  describe('queries', () => {
+    let server: ClickHouseServer
+    let client: ReturnType<typeof createClient>
+    const heavy = 'SELECT count() FROM numbers(1e11) WHERE sipHash64(number) % 7 = 3'
+
+    it('cancels a query at max_execution_time while cheap queries stay fast', async () => {
+      server = await start({ dataDir: tempDir() })
+      client = clientFor(server)
+      const slow = client
+        .query({ query: heavy, clickhouse_settings: { max_execution_time: 2 } })
+        .then((rs) => rs.text())
+      const latencies: number[] = []
+      let settled = false
+      void slow
+        .finally(() => {
+          settled = true
+        })
+        .catch(() => {})
+      while (!settled) {
+        const began = performance.now()
+        await client.query({ query: 'SELECT 1', format: 'JSONEachRow' }).then((rs) => rs.json())
+        latencies.push(performance.now() - began)
+      }
+      await expect(slow).rejects.toMatchObject({ code: '159', type: 'TIMEOUT_EXCEEDED' })
+      latencies.sort((a, b) => a - b)
+      const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? Number.POSITIVE_INFINITY
+      expect(latencies.length).toBeGreaterThan(20)
+      expect(p99).toBeLessThan(250)
+    })
+
+    it('runs queries in parallel', async () => {
+      const began = Date.now()
+      await Promise.all(
+        Array.from({ length: 4 }, () => client.query({ query: 'SELECT sleep(1)' }).then((rs) => rs.text())),
+      )
+      expect(Date.now() - began).toBeLessThan(2_500)
+    })
+
+    it('uses almost no CPU while idle', async () => {
+      const before = cpuTicks(server.pid)
+      const windowMs = 2_000
+      // A measurement window, not a wait for a condition.
+      await new Promise((resolve) => setTimeout(resolve, windowMs))
+      const ticks = cpuTicks(server.pid) - before
+      // 100 ticks per second of one core: under 5 % of a core.
+      expect(ticks).toBeLessThan((windowMs / 1000) * 100 * 0.05)
+      await client.close()
+      await server.stop()
+    })
+  })
+})
