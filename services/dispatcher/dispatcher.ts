@@ -2,10 +2,10 @@ import type { Config } from '../shared/config.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
-import { createDeliveryRepo } from './deliveries.ts'
-import { createWebhookDirectory } from './directory.ts'
+import { createDeliveryRepo } from '../shared/webhooks/deliveries.ts'
+import { createWebhookDirectory } from '../shared/webhooks/directory.ts'
+import { createSender } from '../shared/webhooks/sender.ts'
 import { createDispatchHandler } from './handler.ts'
-import { createSender } from './sender.ts'
 import { createDeliveryWorker } from './worker.ts'
 
 export interface Dispatcher {

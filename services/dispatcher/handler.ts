@@ -2,9 +2,9 @@ import { Counter } from 'prom-client'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
-import type { DeliveryRepo, NewDelivery } from './deliveries.ts'
-import type { WebhookDirectory } from './directory.ts'
-import { buildPayload, isSampled, matchesFilters } from './payload.ts'
+import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'
+import type { WebhookDirectory } from '../shared/webhooks/directory.ts'
+import { buildPayload, isSampled, matchesFilters } from '../shared/webhooks/payload.ts'
 import type { DeliveryWorker } from './worker.ts'
 
 const recorded = new Counter({

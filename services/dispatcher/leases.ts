@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/logger.ts'
-import type { ClaimedDelivery, DeliveryRepo } from './deliveries.ts'
+import type { ClaimedDelivery, DeliveryRepo } from '../shared/webhooks/deliveries.ts'
 
 /**
  * The deliveries a dispatcher process holds under its claims (queued, in flight, or with their

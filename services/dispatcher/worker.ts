@@ -1,11 +1,11 @@
 import { Counter, Histogram } from 'prom-client'
 import type { Logger } from '../shared/logger.ts'
-import type { ClaimedDelivery, Completion, DeliveryRepo } from './deliveries.ts'
-import { nextAfter } from './deliveries.ts'
-import { activeKeys, type WebhookDirectory } from './directory.ts'
+import type { ClaimedDelivery, Completion, DeliveryRepo } from '../shared/webhooks/deliveries.ts'
+import { activeKeys, type WebhookDirectory } from '../shared/webhooks/directory.ts'
+import { nextAfter } from '../shared/webhooks/retry-policy.ts'
+import type { Sender } from '../shared/webhooks/sender.ts'
+import { signatureHeaders } from '../shared/webhooks/signature.ts'
 import { createLeases } from './leases.ts'
-import type { Sender } from './sender.ts'
-import { signatureHeaders } from './signature.ts'
 
 const attempts = new Counter({
   name: 'tally_webhook_attempts_total',

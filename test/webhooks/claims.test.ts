@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { type ClaimedDelivery, createDeliveryRepo } from '../../services/dispatcher/deliveries.ts'
+import { type ClaimedDelivery, createDeliveryRepo } from '../../services/shared/webhooks/deliveries.ts'
 import { sampleEvent } from '../support/events.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
 import { until } from './support/receiver.ts'

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { nextAfter } from '../../services/dispatcher/deliveries.ts'
-import { isSampled, matchesFilters } from '../../services/dispatcher/payload.ts'
-import { isBlockedAddress, parseRetryAfter, type SendResult } from '../../services/dispatcher/sender.ts'
+import { isBlockedAddress } from '../../services/shared/webhooks/address-guard.ts'
+import { isSampled, matchesFilters } from '../../services/shared/webhooks/payload.ts'
+import { nextAfter } from '../../services/shared/webhooks/retry-policy.ts'
+import { parseRetryAfter, type SendResult } from '../../services/shared/webhooks/sender.ts'
 
 const result = (over: Partial<SendResult>): SendResult => ({
   ok: false,

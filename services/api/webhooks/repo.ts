@@ -1,7 +1,7 @@
-import { announceWebhookChange } from '../../dispatcher/directory.ts'
-import type { PropertyFilter } from '../../dispatcher/payload.ts'
-import { generateHmacKey } from '../../dispatcher/signature.ts'
 import type { Sql } from '../../shared/postgres.ts'
+import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
+import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
+import { generateHmacKey } from '../../shared/webhooks/signature.ts'
 
 export interface WebhookRow {
   id: string

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
+import { createDeliveryWorker, type WorkerOptions } from '../../../services/dispatcher/worker.ts'
+import { createLogger } from '../../../services/shared/logger.ts'
+import type { Sql } from '../../../services/shared/postgres.ts'
 import {
   type ClaimedDelivery,
   createDeliveryRepo,
   type DeliveryRepo,
-} from '../../../services/dispatcher/deliveries.ts'
-import { createWebhookDirectory, type WebhookDirectory } from '../../../services/dispatcher/directory.ts'
-import { createSender, type Sender } from '../../../services/dispatcher/sender.ts'
-import { createDeliveryWorker, type WorkerOptions } from '../../../services/dispatcher/worker.ts'
-import { createLogger } from '../../../services/shared/logger.ts'
-import type { Sql } from '../../../services/shared/postgres.ts'
+} from '../../../services/shared/webhooks/deliveries.ts'
+import { createWebhookDirectory, type WebhookDirectory } from '../../../services/shared/webhooks/directory.ts'
+import { createSender, type Sender } from '../../../services/shared/webhooks/sender.ts'
 import type { WebhookSuite } from './suite.ts'
 
 export interface WorkerParts {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { parseEventBody, type RequestEvent } from '../shared/events/request-event.ts'
+import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
 export const PAYLOAD_VERSION = '2026-11-01'

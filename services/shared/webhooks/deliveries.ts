@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import type { Sql } from '../shared/postgres.ts'
+import type { Sql } from '../postgres.ts'
 import { announceWebhookChange } from './directory.ts'
 import type { EventKind } from './payload.ts'
+import type { Next } from './retry-policy.ts'
 import type { SendResult } from './sender.ts'
 
 export interface NewDelivery {
@@ -22,33 +23,6 @@ export interface ClaimedDelivery {
   roundAttempts: number
   /** This claim's token: outcomes are written only while the row still carries it. */
   claimToken: string
-}
-
-export type Next =
-  | { status: 'delivered' }
-  | { status: 'failed'; disable: boolean }
-  | { status: 'pending'; delayMs: number }
-
-const MAX_RETRY_AFTER_MS = 86_400_000
-
-/**
- * What follows an attempt: 2xx is delivered; 410 fails and disables the webhook; anything else
- * waits the next step of the schedule (±10% jitter, never less than Retry-After) until the
- * schedule is used up, then fails.
- */
-export function nextAfter(
-  result: SendResult,
-  roundAttemptsBefore: number,
-  schedule: readonly number[],
-  random: () => number = Math.random,
-): Next {
-  if (result.ok) return { status: 'delivered' }
-  if (result.status === 410) return { status: 'failed', disable: true }
-  const step = schedule[roundAttemptsBefore]
-  if (step === undefined) return { status: 'failed', disable: false }
-  const jittered = Math.round(step * (0.9 + 0.2 * random()))
-  const retryAfter = Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)
-  return { status: 'pending', delayMs: Math.max(jittered, retryAfter) }
 }
 
 export interface Completion {

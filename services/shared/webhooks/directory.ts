@@ -1,5 +1,5 @@
-import type { Logger } from '../shared/logger.ts'
-import type { Sql, TxSql } from '../shared/postgres.ts'
+import type { Logger } from '../logger.ts'
+import type { Sql, TxSql } from '../postgres.ts'
 import type { PropertyFilter } from './payload.ts'
 
 /** Every change to a webhook is announced here with its id, so every process drops its copy at once. */
