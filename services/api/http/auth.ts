@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { createNotifiedCache } from '../../shared/notified-cache.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import { API_KEYS_CHANNEL, type ApiKeyRepo, type Principal } from '../keys/repo.ts'
 import { hashKey } from '../keys/secret.ts'
@@ -11,11 +12,6 @@ declare module 'fastify' {
   }
 }
 
-const POSITIVE_TTL_MS = 60_000
-const NEGATIVE_TTL_MS = 5_000
-const MAX_KNOWN = 50_000
-const MAX_UNKNOWN = 10_000
-
 export const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Missing or invalid API key: send Authorization: Bearer <API_KEY>')
 
@@ -24,47 +20,32 @@ export const unauthorized = () =>
  * deleted key is dropped from every process's cache at once through Postgres NOTIFY.
  */
 export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logger) {
-  // Known keys and unknown tokens are cached apart, so a flood of made-up tokens can only
-  // evict other made-up tokens, never the keys real callers use.
-  const known = new Map<string, { principal: Principal; expires: number }>()
-  const unknown = new Map<string, number>()
-  const forget = (hash: string) => {
-    known.delete(hash)
-    unknown.delete(hash)
-  }
-  const listener = await sql.listen(API_KEYS_CHANNEL, forget, () => known.clear())
+  // By key hash. Unknown tokens are cached apart from known keys, so a flood of made-up tokens
+  // can only evict other made-up tokens, never the keys real callers use.
+  const principals = await createNotifiedCache<Principal>(sql, log, {
+    channel: API_KEYS_CHANNEL,
+    name: 'auth',
+    ttlMs: 60_000,
+    maxEntries: 50_000,
+    misses: { ttlMs: 5_000, maxEntries: 10_000 },
+  })
 
   async function authenticate(header: string | undefined): Promise<Principal> {
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
     if (!match) throw unauthorized()
     const secret = match[1] as string
-    const hash = hashKey(secret).toString('hex')
-    const now = Date.now()
-    const hit = known.get(hash)
-    if (hit && hit.expires > now) return hit.principal
-    const missUntil = unknown.get(hash)
-    if (missUntil !== undefined && missUntil > now) throw unauthorized()
-    const principal = await repo.findPrincipal(secret)
-    if (principal) {
-      if (known.size >= MAX_KNOWN) known.clear()
-      known.set(hash, { principal, expires: now + POSITIVE_TTL_MS })
-    } else {
-      if (unknown.size >= MAX_UNKNOWN) unknown.clear()
-      unknown.set(hash, now + NEGATIVE_TTL_MS)
-    }
+    const principal = await principals.get(hashKey(secret).toString('hex'), () => repo.findPrincipal(secret))
     if (!principal) throw unauthorized()
     return principal
   }
 
   return {
-    /** Forgets a key at once in this process; other processes hear it through NOTIFY. */
-    forget,
+    /** Forgets a key (by hash) at once in this process; other processes hear it through NOTIFY. */
+    forget: principals.forget,
     async hook(request: FastifyRequest, _reply: FastifyReply) {
       request.principal = await authenticate(request.headers.authorization)
     },
-    async close() {
-      await listener.unlisten().catch((err: unknown) => log.warn({ err }, 'auth_unlisten_failed'))
-    },
+    close: principals.close,
   }
 }
 

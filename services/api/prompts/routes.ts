@@ -20,7 +20,7 @@ export interface PromptDeps {
 export function promptRoutes(deps: PromptDeps): FastifyPluginAsyncZod {
   return async (app) => {
     const repo = createPromptRepo(deps.sql)
-    const cache = await createLookupCache<CachedLookup>(deps.sql, deps.log)
+    const cache = await createLookupCache<CachedLookup>(deps.sql, deps.log, (c) => c.version.prompt_id)
     app.addHook('onClose', () => cache.close())
     const service = createPromptService({
       sql: deps.sql,

@@ -76,14 +76,10 @@ export function createPromptService(deps: PromptServiceDeps) {
     load: () => Promise<VersionRow | null>,
     missing: () => Promise<Error>,
   ): Promise<LinkedVersion> {
-    const found = await cache.get(
-      key,
-      async () => {
-        const row = await load()
-        return row && withLink(toVersion(row))
-      },
-      (c) => c.version.prompt_id,
-    )
+    const found = await cache.get(key, async () => {
+      const row = await load()
+      return row && withLink(toVersion(row))
+    })
     if (!found) throw await missing()
     if (found.renewAt > Date.now()) return found.version
     const renewed = await withLink(found.version)
