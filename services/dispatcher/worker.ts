@@ -1,10 +1,10 @@
 import { Counter, Histogram } from 'prom-client'
 import type { Logger } from '../shared/logger.ts'
+import { attemptDelivery } from '../shared/webhooks/attempt.ts'
 import type { ClaimedDelivery, Completion, DeliveryRepo } from '../shared/webhooks/deliveries.ts'
 import { activeKeys, type WebhookDirectory } from '../shared/webhooks/directory.ts'
-import { nextAfter } from '../shared/webhooks/retry-policy.ts'
-import type { Sender } from '../shared/webhooks/sender.ts'
-import { signatureHeaders } from '../shared/webhooks/signature.ts'
+import { finalOutcome, nextAfter } from '../shared/webhooks/retry-policy.ts'
+import type { Sender, SendResult } from '../shared/webhooks/sender.ts'
 import { createLeases } from './leases.ts'
 
 const attempts = new Counter({
@@ -17,6 +17,16 @@ const attemptSeconds = new Histogram({
   help: 'Duration of one delivery attempt, failed ones included',
   buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
 })
+
+/** The outcome recorded for a delivery whose webhook was disabled after it was recorded: not sent. */
+const DISABLED: SendResult = {
+  ok: false,
+  status: null,
+  durationMs: 0,
+  responseBody: null,
+  error: 'webhook disabled',
+  retryAfterMs: null,
+}
 
 export interface WorkerOptions {
   repo: DeliveryRepo
@@ -189,27 +199,17 @@ export function createDeliveryWorker(options: WorkerOptions) {
       if (leases.isLost(delivery)) return false // no longer ours: whoever holds it sends it
       const target = (await directory.byIds([delivery.webhookId])).get(delivery.webhookId)
       if (!target) return false // deleted: deliveries stop at once
-      const attemptedAt = new Date()
       if (!target.active) {
-        const result = {
-          ok: false,
-          status: null,
-          durationMs: 0,
-          responseBody: null,
-          error: 'webhook disabled',
-          retryAfterMs: null,
-        }
-        complete({ delivery, attemptedAt, result, next: { status: 'failed', disable: false } }, fresh)
+        const result = DISABLED
+        complete({ delivery, attemptedAt: new Date(), result, next: finalOutcome(result) }, fresh)
         completed = true
         return true
       }
-      const headers = signatureHeaders({
-        id: delivery.id,
-        timestamp: Math.floor(attemptedAt.getTime() / 1000),
-        body: delivery.body,
-        keys: activeKeys(target),
-      })
-      const result = await sender.send(target.destination, delivery.body, headers)
+      const { attemptedAt, result } = await attemptDelivery(
+        sender,
+        { destination: target.destination, keys: activeKeys(target) },
+        delivery,
+      )
       const next = nextAfter(result, delivery.roundAttempts, schedule)
       const gone = next.status === 'failed' && next.disable
       let written: Promise<void> | undefined

@@ -171,42 +171,6 @@ export function createWebhookRepo(sql: Sql) {
         return row
       })
     },
-
-    /**
-     * Records a delivery made by the test endpoint with its one attempt; false (nothing recorded)
-     * when the webhook was deleted meanwhile.
-     */
-    async recordTestDelivery(input: {
-      id: string
-      webhookId: string
-      requestId: string
-      body: Buffer
-      attemptedAt: Date
-      ok: boolean
-      status: number | null
-      durationMs: number
-      responseBody: string | null
-      error: string | null
-    }): Promise<boolean> {
-      const clean = (t: string | null) => (t === null ? null : t.replaceAll('\u0000', ''))
-      return sql.begin(async (tx) => {
-        const [row] = await tx<{ id: string }[]>`
-          insert into webhook_deliveries (id, webhook_id, request_id, event, body, status, attempts, round_attempts,
-            last_attempt_at, last_response_status, last_response_body, last_error, last_duration_ms, delivered_at)
-          select ${input.id}, w.id, ${input.requestId}, 'webhook.test', ${input.body},
-            ${input.ok ? 'delivered' : 'failed'}, 1, 1, ${input.attemptedAt}, ${input.status},
-            ${clean(input.responseBody)}, ${clean(input.error)}, ${input.durationMs}, ${input.ok ? input.attemptedAt : null}
-          from webhooks w where w.id = ${input.webhookId}
-          for share of w
-          returning id`
-        if (!row) return false
-        const id = row.id
-        await tx`
-          insert into webhook_delivery_attempts (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
-          values (${id}, ${input.attemptedAt}, ${input.durationMs}, ${input.status}, ${clean(input.responseBody)}, ${clean(input.error)})`
-        return true
-      })
-    },
   }
 }
 

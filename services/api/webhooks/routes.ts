@@ -4,9 +4,10 @@ import { z } from 'zod'
 import type { Config } from '../../shared/config.ts'
 import { conflict, notFound } from '../../shared/errors.ts'
 import type { Sql } from '../../shared/postgres.ts'
+import { attemptDelivery } from '../../shared/webhooks/attempt.ts'
+import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
-import { signatureHeaders } from '../../shared/webhooks/signature.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
 import { createWebhookRepo, type WebhookRow } from './repo.ts'
@@ -114,6 +115,7 @@ function present(row: WebhookRow) {
 export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPluginAsyncZod {
   return async (app) => {
     const repo = createWebhookRepo(deps.sql)
+    const deliveries = createDeliveryRepo(deps.sql)
     const sender = createSender({
       allowPrivateNetworks: deps.config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       connectionsPerDestination: 4,
@@ -191,28 +193,21 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       handler: async (request) => {
         const { organizationId } = principalOf(request)
         const row = await owned(organizationId, request.params.id)
-        const id = randomUUID()
         const requestId = randomUUID()
-        const attemptedAt = new Date()
-        const body = buildPayload(
-          testEvent(organizationId, requestId, attemptedAt),
-          row.include_data,
-          'webhook.test',
-        )
-        const headers = signatureHeaders({
-          id,
-          timestamp: Math.floor(attemptedAt.getTime() / 1000),
-          body,
-          keys: await repo.activeKeys(row.id),
-        })
-        const result = await sender.send(row.destination, body, headers)
+        const event = testEvent(organizationId, requestId, new Date())
+        const delivery = {
+          id: randomUUID(),
+          webhookId: row.id,
+          requestId,
+          body: buildPayload(event, row.include_data, 'webhook.test'),
+        }
+        const keys = await repo.activeKeys(row.id)
+        const attempt = await attemptDelivery(sender, { destination: row.destination, keys }, delivery)
         // Deleted while the test was sent: nothing to record it under.
-        if (
-          !(await repo.recordTestDelivery({ id, webhookId: row.id, requestId, body, attemptedAt, ...result }))
-        )
-          throw webhookNotFound()
+        if (!(await deliveries.recordTest(delivery, attempt))) throw webhookNotFound()
+        const { result } = attempt
         return ok({
-          delivery_id: id,
+          delivery_id: delivery.id,
           delivered: result.ok,
           status: result.status,
           duration_ms: result.durationMs,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import type { Sql } from '../postgres.ts'
+import type { Sql, TxSql } from '../postgres.ts'
+import type { Attempt } from './attempt.ts'
 import { announceWebhookChange } from './directory.ts'
 import type { EventKind } from './payload.ts'
-import type { Next } from './retry-policy.ts'
-import type { SendResult } from './sender.ts'
+import { finalOutcome, type Next } from './retry-policy.ts'
 
 export interface NewDelivery {
   webhookId: string
@@ -25,10 +25,9 @@ export interface ClaimedDelivery {
   claimToken: string
 }
 
-export interface Completion {
+/** An attempt of a claimed delivery, and what follows it. */
+export interface Completion extends Attempt {
   delivery: ClaimedDelivery
-  attemptedAt: Date
-  result: SendResult
   next: Next
 }
 
@@ -36,6 +35,64 @@ export interface Completion {
 const clean = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''))
 
 export function createDeliveryRepo(sql: Sql) {
+  /**
+   * Records attempts and what follows them, many in one statement; only under the claim they
+   * were made under, on a row still pending: a late outcome never overwrites a newer one.
+   *
+   * Rows are found by primary key (`id = any(…)`) and by claim token alone: only a pending row
+   * carries one (a check constraint says so). A `status = 'pending'` test here would let the
+   * planner, misled by statistics older than a fast-growing backlog, read every pending row
+   * through the due index for each batch instead (seen: 30,000 rows read per 100 written).
+   */
+  async function complete(completions: Completion[], db: Sql | TxSql = sql): Promise<void> {
+    if (completions.length === 0) return
+    const rows = completions.map(({ delivery, attemptedAt, result, next }) => ({
+      id: delivery.id,
+      claim_token: delivery.claimToken,
+      status: next.status,
+      delay_ms: next.status === 'pending' ? next.delayMs : null,
+      attempted_at: attemptedAt.toISOString(),
+      duration_ms: result.durationMs,
+      response_status: result.status,
+      response_body: clean(result.responseBody),
+      error: clean(result.error),
+    }))
+    await db`
+      with v as (
+        select * from jsonb_to_recordset(${db.json(rows)}::jsonb) as v(
+          id uuid, claim_token uuid, status text, delay_ms bigint, attempted_at timestamptz, duration_ms integer,
+          response_status integer, response_body text, error text)
+      ), locked as (
+        -- in id order, as renew() locks them: the two never deadlock
+        select d.id, d.claim_token from webhook_deliveries d join v on v.id = d.id and v.claim_token = d.claim_token
+        where d.id = any(${rows.map((r) => r.id)}::uuid[])
+        order by d.id
+        for update of d
+      ), u as (
+        update webhook_deliveries d set
+          status = v.status,
+          claim_token = null,
+          attempts = d.attempts + 1,
+          round_attempts = d.round_attempts + 1,
+          next_attempt_at = case when v.status = 'pending'
+            then now() + make_interval(secs => v.delay_ms / 1000.0) end,
+          last_attempt_at = v.attempted_at,
+          last_response_status = v.response_status,
+          last_response_body = v.response_body,
+          last_error = v.error,
+          last_duration_ms = v.duration_ms,
+          delivered_at = case when v.status = 'delivered' then now() end
+        -- by id and claim: an older outcome of the same delivery in this batch never applies
+        from v join locked on locked.id = v.id and locked.claim_token = v.claim_token
+        where d.id = v.id
+        returning d.id, v.claim_token
+      )
+      insert into webhook_delivery_attempts
+        (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
+      select v.id, v.attempted_at, v.duration_ms, v.response_status, v.response_body, v.error
+      from v join u on u.id = v.id and u.claim_token = v.claim_token`
+  }
+
   return {
     /**
      * Records deliveries, at most one per (webhook, request): a redelivered event inserts
@@ -137,62 +194,33 @@ export function createDeliveryRepo(sql: Sql) {
         where d.id = any(${ids}::uuid[]) and d.id = v.id and d.claim_token = v.token`
     },
 
+    complete,
+
     /**
-     * Records attempts and what follows them, many in one statement; only under the claim they
-     * were made under, on a row still pending: a late outcome never overwrites a newer one.
-     *
-     * Rows are found by primary key (`id = any(…)`) and by claim token alone: only a pending row
-     * carries one (a check constraint says so). A `status = 'pending'` test here would let the
-     * planner, misled by statistics older than a fast-growing backlog, read every pending row
-     * through the due index for each batch instead (seen: 30,000 rows read per 100 written).
+     * Records a test event's attempt as a delivery of its own, the way the worker records its
+     * attempts: the row is inserted under a claim and its outcome written by complete(), in one
+     * transaction, so no dispatcher ever sees it pending. A test is never retried and never
+     * disables its webhook; a disabled webhook is tested too. False, recording nothing, when the
+     * webhook is gone.
      */
-    async complete(completions: Completion[]): Promise<void> {
-      if (completions.length === 0) return
-      const rows = completions.map(({ delivery, attemptedAt, result, next }) => ({
-        id: delivery.id,
-        claim_token: delivery.claimToken,
-        status: next.status,
-        delay_ms: next.status === 'pending' ? next.delayMs : null,
-        attempted_at: attemptedAt.toISOString(),
-        duration_ms: result.durationMs,
-        response_status: result.status,
-        response_body: clean(result.responseBody),
-        error: clean(result.error),
-      }))
-      await sql`
-        with v as (
-          select * from jsonb_to_recordset(${sql.json(rows)}::jsonb) as v(
-            id uuid, claim_token uuid, status text, delay_ms bigint, attempted_at timestamptz, duration_ms integer,
-            response_status integer, response_body text, error text)
-        ), locked as (
-          -- in id order, as renew() locks them: the two never deadlock
-          select d.id, d.claim_token from webhook_deliveries d join v on v.id = d.id and v.claim_token = d.claim_token
-          where d.id = any(${rows.map((r) => r.id)}::uuid[])
-          order by d.id
-          for update of d
-        ), u as (
-          update webhook_deliveries d set
-            status = v.status,
-            claim_token = null,
-            attempts = d.attempts + 1,
-            round_attempts = d.round_attempts + 1,
-            next_attempt_at = case when v.status = 'pending'
-              then now() + make_interval(secs => v.delay_ms / 1000.0) end,
-            last_attempt_at = v.attempted_at,
-            last_response_status = v.response_status,
-            last_response_body = v.response_body,
-            last_error = v.error,
-            last_duration_ms = v.duration_ms,
-            delivered_at = case when v.status = 'delivered' then now() end
-          -- by id and claim: an older outcome of the same delivery in this batch never applies
-          from v join locked on locked.id = v.id and locked.claim_token = v.claim_token
-          where d.id = v.id
-          returning d.id, v.claim_token
-        )
-        insert into webhook_delivery_attempts
-          (delivery_id, attempted_at, duration_ms, response_status, response_body, error)
-        select v.id, v.attempted_at, v.duration_ms, v.response_status, v.response_body, v.error
-        from v join u on u.id = v.id and u.claim_token = v.claim_token`
+    async recordTest(
+      delivery: { id: string; webhookId: string; requestId: string; body: Buffer },
+      { attemptedAt, result }: Attempt,
+    ): Promise<boolean> {
+      const claimToken = randomUUID()
+      return sql.begin(async (tx) => {
+        const inserted = await tx`
+          insert into webhook_deliveries (id, webhook_id, request_id, event, body, next_attempt_at, claim_token)
+          select ${delivery.id}, w.id, ${delivery.requestId}, ${'webhook.test' satisfies EventKind},
+                 ${delivery.body}, now(), ${claimToken}
+          from webhooks w where w.id = ${delivery.webhookId}
+          for share of w
+          returning id`
+        if (inserted.length === 0) return false
+        const claimed = { ...delivery, roundAttempts: 0, claimToken }
+        await complete([{ delivery: claimed, attemptedAt, result, next: finalOutcome(result) }], tx)
+        return true
+      })
     },
 
     /** A receiver answered 410 Gone: the webhook is disabled and its pending deliveries fail. */

@@ -28,3 +28,11 @@ export function nextAfter(
   const retryAfter = Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS)
   return { status: 'pending', delayMs: Math.max(jittered, retryAfter) }
 }
+
+/**
+ * The outcome of an attempt that is never tried again nor disables its webhook, whatever the
+ * receiver answered: a test event, or a delivery of a webhook disabled since it was recorded.
+ */
+export function finalOutcome(result: SendResult): Next {
+  return result.ok ? { status: 'delivered' } : { status: 'failed', disable: false }
+}
