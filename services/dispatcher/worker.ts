@@ -5,7 +5,11 @@ import type { ClaimedDelivery, Completion, DeliveryRepo } from '../shared/webhoo
 import { activeKeys, type WebhookDirectory } from '../shared/webhooks/directory.ts'
 import { finalOutcome, nextAfter } from '../shared/webhooks/retry-policy.ts'
 import type { Sender, SendResult } from '../shared/webhooks/sender.ts'
+import { createHeld } from './held.ts'
+import { createLanes } from './lanes.ts'
 import { createLeases } from './leases.ts'
+import { createOutcomeWriter } from './outcomes.ts'
+import { startPoller } from './poller.ts'
 
 const attempts = new Counter({
   name: 'tally_webhook_attempts_total',
@@ -55,26 +59,12 @@ interface Job {
   fresh: boolean
 }
 
-interface Written {
-  completion: Completion
-  fresh: boolean
-  /** Called once this outcome is written (or given up at stop). */
-  onWritten?: () => void
-}
-
-interface Lane {
-  fresh: Job[]
-  retry: Job[]
-  active: number
-  waiting: boolean
-}
-
 /**
  * Sends deliveries. Fresh ones are handed over by the event handler that recorded them (already
- * claimed); due ones are claimed from Postgres with FOR UPDATE SKIP LOCKED by a poll loop, so any
+ * claimed); due ones are claimed from Postgres with FOR UPDATE SKIP LOCKED by the poller, so any
  * number of dispatcher processes share the work and a crashed one's claims come due again when
- * their lease ends. Attempts run in per-destination lanes, round robin, fresh before retries, with
- * a cap per lane so one slow receiver cannot take every slot. Outcomes are written in batches.
+ * their lease ends. Attempts run in per-destination lanes (lanes.ts); outcomes are written in
+ * batches (outcomes.ts), and a delivery counts as held until its outcome is written (held.ts).
  *
  * Every claim carries a token, and an outcome is written only under the claim it was made under.
  * The leases of everything this process holds (queued, in flight, outcome not yet written) are
@@ -84,125 +74,98 @@ interface Lane {
 export function createDeliveryWorker(options: WorkerOptions) {
   const { repo, directory, sender, log, schedule, leaseMs } = options
   const maxInFlight = options.maxInFlight ?? 256
-  const perDestination = options.perDestination ?? 32
   const maxHeld = options.maxHeld ?? maxInFlight * 4
-  const pollMs = options.pollMs ?? 200
-  const stopBudgetMs = options.stopBudgetMs ?? 10_000
   const leases = createLeases({ repo, leaseMs, log })
-  const forget = leases.forget
-  let stopDeadline = Number.POSITIVE_INFINITY
-  const lanes = new Map<string, Lane>()
-  const waiting: string[] = []
-  const held = { fresh: 0, retry: 0 }
-  let active = 0
-  let running = true
-  const completions: Written[] = []
-  let writer: Promise<void> | undefined
-  let wake: (() => void) | undefined
-  let pollerFull = false
-  const idle = new Set<() => void>()
+  const held = createHeld(maxHeld)
+  const outcomes = createOutcomeWriter({ repo, log, stopBudgetMs: options.stopBudgetMs ?? 10_000 })
+  const lanes = createLanes<Job>({
+    maxInFlight,
+    perDestination: options.perDestination ?? 32,
+    run: async (job) => {
+      if (!(await attempt(job))) release(1, job.fresh) // else once its outcome is written
+    },
+  })
   /** Webhooks being disabled after a 410: stop() waits for them. */
   const disables = new Set<Promise<void>>()
+  let running = true
+  const poller = startPoller({
+    claimRoom: held.claimRoom,
+    async claim(limit) {
+      const due = await repo.claimDue(limit, leaseMs, leases.ids())
+      enqueue(due, false)
+      return due.length
+    },
+    pollMs: options.pollMs ?? 200,
+    wakeAt: Math.min(100, maxHeld / 4),
+    log,
+  })
 
   function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
     if (deliveries.length === 0) return
-    held[fresh ? 'fresh' : 'retry'] += deliveries.length
+    held.add(deliveries.length, fresh)
     leases.hold(deliveries)
     void place(deliveries, fresh)
   }
 
+  function release(count: number, fresh: boolean): void {
+    held.release(count, fresh)
+    poller.roomFreed()
+  }
+
+  /** Lets go of deliveries that will not be attempted here: their lease runs out, if still pending. */
+  function drop(deliveries: ClaimedDelivery[], fresh: boolean): void {
+    for (const delivery of deliveries) leases.forget(delivery)
+    release(deliveries.length, fresh)
+  }
+
+  /** Into the lane of each delivery's destination. */
   async function place(deliveries: ClaimedDelivery[], fresh: boolean): Promise<void> {
     let targets: Awaited<ReturnType<WebhookDirectory['byIds']>>
     try {
       targets = await directory.byIds(deliveries.map((d) => d.webhookId))
     } catch (err) {
-      // Their lease runs out and they come due again.
       log.error({ err, count: deliveries.length }, 'webhook_lookup_failed')
-      for (const delivery of deliveries) forget(delivery)
-      release(deliveries.length, fresh)
-      return
+      return drop(deliveries, fresh)
     }
     if (!running) {
-      for (const delivery of deliveries) forget(delivery)
-      release(deliveries.length, fresh)
+      drop(deliveries, fresh)
       await repo.release(deliveries).catch(() => {})
       return
     }
+    const jobs: { destination: string; job: Job }[] = []
     for (const delivery of deliveries) {
       const target = targets.get(delivery.webhookId)
-      if (!target) {
-        forget(delivery)
-        release(1, fresh) // the webhook was deleted, and its deliveries with it
-        continue
-      }
-      const key = originOf(target.destination)
-      let lane = lanes.get(key)
-      if (!lane) {
-        lane = { fresh: [], retry: [], active: 0, waiting: false }
-        lanes.set(key, lane)
-      }
-      lane[fresh ? 'fresh' : 'retry'].push({ delivery, fresh })
-      if (!lane.waiting) {
-        lane.waiting = true
-        waiting.push(key)
-      }
+      // The webhook was deleted, and its deliveries with it.
+      if (target) jobs.push({ destination: target.destination, job: { delivery, fresh } })
+      else drop([delivery], fresh)
     }
-    pump()
+    lanes.add(jobs, fresh)
   }
 
-  function release(count: number, fresh: boolean) {
-    held[fresh ? 'fresh' : 'retry'] -= count
-    if (held.fresh + held.retry === 0) for (const resolve of idle) resolve()
-    // A poller asleep because this process was full wakes once there is room for a good batch.
-    if (pollerFull && claimRoom() >= Math.min(100, maxHeld / 4)) wake?.()
+  /** Queues an outcome for writing; the delivery is held until then. Resolves once written. */
+  function record(completion: Completion, fresh: boolean): Promise<void> {
+    return new Promise((resolve) =>
+      outcomes.write(completion, () => {
+        leases.forget(completion.delivery)
+        release(1, fresh)
+        resolve()
+      }),
+    )
   }
 
-  /** How many due deliveries the poller may claim now. */
-  function claimRoom(): number {
-    return Math.min(500, Math.floor(maxHeld / 2) - held.retry, maxHeld - held.fresh - held.retry)
-  }
-
-  function pump(): void {
-    while (running && active < maxInFlight && waiting.length > 0) {
-      const key = waiting.shift() as string
-      const lane = lanes.get(key)
-      if (!lane) continue
-      lane.waiting = false
-      if (lane.active >= perDestination) continue // re-queued when one of its attempts ends
-      const job = lane.fresh.shift() ?? lane.retry.shift()
-      if (!job) continue
-      lane.active++
-      active++
-      if (lane.active < perDestination && lane.fresh.length + lane.retry.length > 0) {
-        lane.waiting = true
-        waiting.push(key)
-      }
-      void attempt(job).then((queued) => {
-        lane.active--
-        active--
-        if (!queued) release(1, job.fresh) // else once its outcome is written
-        if (lane.fresh.length + lane.retry.length > 0) {
-          if (!lane.waiting) {
-            lane.waiting = true
-            waiting.push(key)
-          }
-        } else if (lane.active === 0) lanes.delete(key)
-        pump()
-      })
-    }
-  }
-
-  /** Whether an outcome was queued for writing. */
+  /** One attempt; whether its outcome was queued for writing. */
   async function attempt({ delivery, fresh }: Job): Promise<boolean> {
-    let completed = false
+    let recorded = false
     try {
       if (leases.isLost(delivery)) return false // no longer ours: whoever holds it sends it
       const target = (await directory.byIds([delivery.webhookId])).get(delivery.webhookId)
       if (!target) return false // deleted: deliveries stop at once
       if (!target.active) {
-        const result = DISABLED
-        complete({ delivery, attemptedAt: new Date(), result, next: finalOutcome(result) }, fresh)
-        completed = true
+        void record(
+          { delivery, attemptedAt: new Date(), result: DISABLED, next: finalOutcome(DISABLED) },
+          fresh,
+        )
+        recorded = true
         return true
       }
       const { attemptedAt, result } = await attemptDelivery(
@@ -211,28 +174,12 @@ export function createDeliveryWorker(options: WorkerOptions) {
         delivery,
       )
       const next = nextAfter(result, delivery.roundAttempts, schedule)
-      const gone = next.status === 'failed' && next.disable
-      let written: Promise<void> | undefined
-      if (gone)
-        written = new Promise((resolve) => complete({ delivery, attemptedAt, result, next }, fresh, resolve))
-      else complete({ delivery, attemptedAt, result, next }, fresh)
-      completed = true
+      const written = record({ delivery, attemptedAt, result, next }, fresh)
+      recorded = true
       attempts.inc({ outcome: next.status === 'pending' ? 'retry' : next.status })
       attemptSeconds.observe(result.durationMs / 1000)
-      if (gone) {
-        // This attempt first, then the rest of the webhook's pending deliveries. Tracked, so that
-        // stop() waits for it: the attempt's slot is freed once its outcome is written, before.
-        const disabling = (async () => {
-          await written
-          await repo.disable(target.id, `receiver answered 410 Gone at ${attemptedAt.toISOString()}`)
-        })()
-        disables.add(disabling)
-        try {
-          await disabling
-        } finally {
-          disables.delete(disabling)
-        }
-      }
+      if (next.status === 'failed' && next.disable)
+        await disableAfter(written, target.id, `receiver answered 410 Gone at ${attemptedAt.toISOString()}`)
       if (!result.ok)
         log.debug(
           { delivery: delivery.id, status: result.status, error: result.error },
@@ -241,125 +188,49 @@ export function createDeliveryWorker(options: WorkerOptions) {
     } catch (err) {
       log.error({ err, delivery: delivery.id }, 'webhook_attempt_crashed')
     } finally {
-      if (!completed) forget(delivery) // its lease runs out, if it is still pending
+      if (!recorded) leases.forget(delivery) // its lease runs out, if it is still pending
     }
-    return completed
+    return recorded
   }
 
   /**
-   * Outcomes are written by one writer at a time, each write taking all that ended meanwhile: a
-   * quiet process writes each at once, a busy one in batches as large as the writes are slow.
+   * After a 410: this attempt's outcome first, then the rest of the webhook's pending deliveries.
+   * Tracked, so that stop() waits for it; the attempt stops counting as held once its outcome is
+   * written, before.
    */
-  function complete(completion: Completion, fresh: boolean, onWritten?: () => void): void {
-    completions.push(onWritten ? { completion, fresh, onWritten } : { completion, fresh })
-    writer ??= writeAll()
-  }
-
-  async function writeAll(): Promise<void> {
+  async function disableAfter(written: Promise<void>, webhookId: string, reason: string): Promise<void> {
+    const disabling = written.then(() => repo.disable(webhookId, reason))
+    disables.add(disabling)
     try {
-      while (completions.length > 0) await writeWithRetry(completions.splice(0, 1_000))
+      await disabling
     } finally {
-      writer = undefined
+      disables.delete(disabling)
     }
   }
-
-  /** Resolves once the writer is idle: every outcome written (or given up at stop). */
-  function drained(): Promise<void> {
-    return writer ?? Promise.resolve()
-  }
-
-  /** Retries for as long as the process runs, and once stopping, until the stop budget is spent. */
-  async function writeWithRetry(batch: Written[]): Promise<void> {
-    const done = () => {
-      for (const { completion, fresh, onWritten } of batch) {
-        forget(completion.delivery)
-        release(1, fresh)
-        onWritten?.()
-      }
-    }
-    for (let backoff = 100; ; backoff = Math.min(backoff * 2, 5_000)) {
-      try {
-        await repo.complete(batch.map((w) => w.completion))
-        done()
-        return
-      } catch (err) {
-        // Unrecorded attempts are sent again when their lease ends: at least once, never lost.
-        log.error({ err, count: batch.length }, 'webhook_outcomes_write_failed')
-        const left = running ? backoff : Math.min(backoff, stopDeadline - Date.now())
-        if (left <= 0) {
-          done()
-          return
-        }
-        await new Promise((r) => setTimeout(r, left))
-      }
-    }
-  }
-
-  const poller = (async () => {
-    while (running) {
-      const room = claimRoom()
-      let claimed = 0
-      if (room > 0) {
-        try {
-          const due = await repo.claimDue(room, leaseMs, leases.ids())
-          claimed = due.length
-          enqueue(due, false)
-        } catch (err) {
-          log.error({ err }, 'webhook_claim_failed')
-        }
-      }
-      if (running && (room <= 0 || claimed < room)) {
-        pollerFull = room <= 0
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => wake?.(), pollMs)
-          wake = () => {
-            wake = undefined
-            clearTimeout(timer)
-            resolve()
-          }
-        })
-      }
-    }
-  })()
 
   return {
     /** How many fresh deliveries this process can take now; the rest are left due for any. */
     room(): number {
-      return running ? Math.max(0, maxHeld - held.fresh - held.retry) : 0
+      return running ? held.room() : 0
     },
     enqueue,
 
     /** Stops claiming, hands back what was not started, lets attempts in flight end, writes outcomes. */
     async stop(): Promise<void> {
       running = false
-      stopDeadline = Date.now() + stopBudgetMs
-      wake?.()
-      await poller
-      const unstarted: ClaimedDelivery[] = []
-      for (const lane of lanes.values()) {
-        for (const job of [...lane.fresh, ...lane.retry]) {
-          unstarted.push(job.delivery)
-          release(1, job.fresh)
-        }
-        lane.fresh = []
-        lane.retry = []
-      }
-      if (held.fresh + held.retry > 0) await new Promise<void>((resolve) => idle.add(resolve))
-      await drained()
+      outcomes.stopping()
+      const unstarted = lanes.close()
+      await poller.stop()
+      for (const job of unstarted) release(1, job.fresh)
+      await held.idle()
+      await outcomes.drained()
       await Promise.allSettled([...disables])
       leases.stop()
-      await repo.release(unstarted).catch((err: unknown) => log.warn({ err }, 'webhook_release_failed'))
-      for (const delivery of unstarted) forget(delivery)
+      const deliveries = unstarted.map((job) => job.delivery)
+      await repo.release(deliveries).catch((err: unknown) => log.warn({ err }, 'webhook_release_failed'))
+      for (const delivery of deliveries) leases.forget(delivery)
     },
   }
 }
 
 export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>
-
-function originOf(destination: string): string {
-  try {
-    return new URL(destination).origin
-  } catch {
-    return destination
-  }
-}
