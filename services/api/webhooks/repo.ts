@@ -2,34 +2,7 @@ import type { Sql } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
-
-export interface WebhookRow {
-  id: string
-  organization_id: string
-  destination: string
-  sample_rate: number
-  property_filters: PropertyFilter[]
-  include_data: boolean
-  state: 'active' | 'disabled'
-  disabled_reason: string | null
-  created_at: Date
-}
-
-export interface DeliveryRow {
-  id: string
-  request_id: string
-  event: string
-  status: 'pending' | 'delivered' | 'failed'
-  attempts: number
-  last_attempt_at: Date | null
-  last_response_status: number | null
-  last_response_body: string | null
-  last_error: string | null
-  last_duration_ms: number | null
-  next_attempt_at: Date | null
-  created_at: Date
-  delivered_at: Date | null
-}
+import { type DeliveryRow, type WebhookRow, webhookRow } from './schemas.ts'
 
 /** How long a replaced key keeps signing beside the new one. */
 export const KEY_OVERLAP_MS = 24 * 3_600_000
@@ -38,8 +11,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export const isUuid = (id: string) => UUID.test(id)
 
 export function createWebhookRepo(sql: Sql) {
-  const columns = sql`id, organization_id, destination, sample_rate, property_filters, include_data, state,
-    disabled_reason, created_at`
+  const columns = sql(Object.keys(webhookRow.shape))
   const deliveryColumns = sql`id, request_id, event, status, attempts, last_attempt_at, last_response_status,
     last_response_body, last_error, last_duration_ms,
     case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, delivered_at`
@@ -54,28 +26,29 @@ export function createWebhookRepo(sql: Sql) {
     }): Promise<{ webhook: WebhookRow; hmacKey: string }> {
       const hmacKey = generateHmacKey()
       return sql.begin(async (tx) => {
-        const [row] = await tx<WebhookRow[]>`
+        const [row] = await tx`
           insert into webhooks (organization_id, destination, sample_rate, property_filters, include_data, hmac_key)
           values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
                   ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
                   ${input.includeData}, ${hmacKey})
           returning ${columns}`
-        const webhook = row as WebhookRow
+        const webhook = webhookRow.parse(row)
         await announceWebhookChange(tx, input.organizationId, webhook.id)
         return { webhook, hmacKey }
       })
     },
 
-    list(organizationId: string): Promise<WebhookRow[]> {
-      return sql<WebhookRow[]>`
+    async list(organizationId: string): Promise<WebhookRow[]> {
+      const rows = await sql`
         select ${columns} from webhooks where organization_id = ${organizationId} order by created_at, id`
+      return webhookRow.array().parse(rows)
     },
 
     async get(organizationId: string, id: string): Promise<WebhookRow | null> {
       if (!isUuid(id)) return null
-      const [row] = await sql<WebhookRow[]>`
+      const [row] = await sql`
         select ${columns} from webhooks where organization_id = ${organizationId} and id = ${id}`
-      return row ?? null
+      return row ? webhookRow.parse(row) : null
     },
 
     /** Deletes the webhook with its deliveries; every dispatcher forgets it at once. */

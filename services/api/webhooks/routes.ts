@@ -9,98 +9,24 @@ import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorResponses, isoTimestamp, ok } from '../http/envelope.ts'
-import { createWebhookRepo, type WebhookRow } from './repo.ts'
-
-const httpsUrl = z
-  .string('must be a string')
-  .max(2_048, 'must be at most 2048 characters')
-  .refine((text) => {
-    try {
-      const url = new URL(text)
-      return url.protocol === 'https:' && url.hostname !== '' && !url.username && !url.password
-    } catch {
-      return false
-    }
-  }, 'must be an https:// URL without credentials')
-
-const propertyFilter = z.strictObject({
-  key: z.string('must be a string').min(1, 'must not be empty').max(256, 'must be at most 256 characters'),
-  value: z.string('must be a string').max(1_024, 'must be at most 1024 characters'),
-})
-
-const webhookConfig = z.strictObject({
-  sampleRate: z
-    .number('must be a number')
-    .min(0, 'must be between 0 and 100')
-    .max(100, 'must be between 0 and 100')
-    .default(100)
-    .describe('Percentage of events sent, 0 to 100; decided per request, the same on every redelivery'),
-  propertyFilters: z
-    .array(propertyFilter, 'must be an array of {key, value}')
-    .max(50, 'must have at most 50 items')
-    .default([])
-    .describe("Every {key, value} must equal the event's property of that key"),
-})
-
-const createBody = z.strictObject({
-  destination: httpsUrl.describe('HTTPS URL that receives deliveries'),
-  config: webhookConfig.default({ sampleRate: 100, propertyFilters: [] }),
-  includeData: z
-    .boolean('must be a boolean')
-    .default(true)
-    .describe('Whether deliveries carry the request and response bodies'),
-})
-
-const webhook = z.object({
-  id: z.uuid(),
-  destination: z.string(),
-  config: z.object({
-    sampleRate: z.number(),
-    propertyFilters: z.array(z.object({ key: z.string(), value: z.string() })),
-  }),
-  includeData: z.boolean(),
-  state: z.enum(['active', 'disabled']).describe('disabled after a receiver answered 410 Gone'),
-  disabled_reason: z.string().nullable(),
-  created_at: isoTimestamp,
-})
-
-const delivery = z.object({
-  id: z.uuid().describe('Also the webhook-id header of every attempt'),
-  request_id: z.uuid(),
-  event: z.string(),
-  status: z.enum(['pending', 'delivered', 'failed']),
-  attempts: z.number().int(),
-  last_attempt_at: isoTimestamp.nullable(),
-  last_response_status: z.number().int().nullable(),
-  last_response_body: z.string().nullable().describe('The first 2 KB of the last response body'),
-  last_error: z.string().nullable(),
-  last_duration_ms: z.number().int().nullable(),
-  next_attempt_at: isoTimestamp.nullable(),
-  created_at: isoTimestamp,
-  delivered_at: isoTimestamp.nullable(),
-})
-
-const idParams = z.object({ id: z.string() })
-const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() })
-const pageQuery = z.object({
-  offset: z.coerce
-    .number('must be a number')
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .default(0),
-  limit: z.coerce
-    .number('must be a number')
-    .int('must be an integer')
-    .min(1, 'must be between 1 and 100')
-    .max(100, 'must be between 1 and 100')
-    .default(10),
-  status: z.enum(['pending', 'delivered', 'failed'], 'must be one of pending, delivered, failed').optional(),
-})
+import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { createWebhookRepo } from './repo.ts'
+import {
+  createBody,
+  createdWebhook,
+  delivery,
+  deliveryParams,
+  idParams,
+  pageQuery,
+  rotatedKey,
+  testResult,
+  type WebhookRow,
+  webhook,
+} from './schemas.ts'
 
 const webhookNotFound = () => notFound('Webhook not found')
 
-function present(row: WebhookRow) {
+function present(row: WebhookRow): z.output<typeof webhook> {
   return {
     id: row.id,
     destination: row.destination,
@@ -134,7 +60,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         tags: ['webhooks'],
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
         body: createBody,
-        response: { 201: envelope(webhook.extend({ hmac_key: z.string() })), ...errorResponses },
+        response: { 201: envelope(createdWebhook), ...errorResponses },
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -178,15 +104,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
         params: idParams,
         response: {
-          200: envelope(
-            z.object({
-              delivery_id: z.uuid(),
-              delivered: z.boolean(),
-              status: z.number().int().nullable().describe("The receiver's HTTP status"),
-              duration_ms: z.number().int(),
-              error: z.string().nullable(),
-            }),
-          ),
+          200: envelope(testResult),
           ...errorResponses,
         },
       },
@@ -253,9 +171,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
         response: {
-          200: envelope(
-            z.object({ id: z.uuid(), hmac_key: z.string(), previous_key_expires_at: isoTimestamp }),
-          ),
+          200: envelope(rotatedKey),
           ...errorResponses,
           409: errorResponses[400],
         },

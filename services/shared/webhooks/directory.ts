@@ -1,36 +1,30 @@
+import { z } from 'zod'
 import type { Logger } from '../logger.ts'
 import { createNotifiedCache } from '../notified-cache.ts'
 import type { Sql, TxSql } from '../postgres.ts'
-import type { PropertyFilter } from './payload.ts'
+import { webhookRowSchema } from './webhook-row.ts'
 
 /** Every change to a webhook is announced here with its id, so every process drops its copy at once. */
 export const WEBHOOKS_CHANNEL = 'tally_webhooks'
 
-export interface WebhookTarget {
-  id: string
-  organizationId: string
-  destination: string
-  sampleRate: number
-  propertyFilters: PropertyFilter[]
-  includeData: boolean
-  active: boolean
-  hmacKey: string
-  previousHmacKey: string | null
-  previousKeyExpiresAt: Date | null
-}
+const targetRowSchema = webhookRowSchema.omit({ disabled_reason: true, created_at: true })
 
-interface Row {
-  id: string
-  organization_id: string
-  destination: string
-  sample_rate: number
-  property_filters: PropertyFilter[]
-  include_data: boolean
-  state: string
-  hmac_key: string
-  previous_hmac_key: string | null
-  previous_key_expires_at: Date | null
-}
+/** A webhook as the dispatcher sees it: where to send, what to send, how to sign. */
+const webhookTargetSchema = targetRowSchema.transform((row) => ({
+  id: row.id,
+  organizationId: row.organization_id,
+  destination: row.destination,
+  sampleRate: row.sample_rate,
+  propertyFilters: row.property_filters,
+  includeData: row.include_data,
+  active: row.state === 'active',
+  hmacKey: row.hmac_key,
+  previousHmacKey: row.previous_hmac_key,
+  previousKeyExpiresAt: row.previous_key_expires_at,
+}))
+const targetsSchema = z.array(webhookTargetSchema)
+
+export type WebhookTarget = z.output<typeof webhookTargetSchema>
 
 /** The signing keys in effect now, newest first. */
 export function activeKeys(target: WebhookTarget, now = Date.now()): string[] {
@@ -58,17 +52,17 @@ export async function createWebhookDirectory(sql: Sql, log: Logger) {
     })
   const byOrganization = await cache<WebhookTarget[]>(50_000)
   const byId = await cache<WebhookTarget>(200_000, (target) => target.organizationId)
-  const columns = sql`id, organization_id, destination, sample_rate, property_filters, include_data, state,
-    hmac_key, previous_hmac_key, previous_key_expires_at`
+  const columns = sql(Object.keys(targetRowSchema.shape))
 
   return {
     /** The webhooks of each organization (active and disabled). */
     forOrganizations(organizationIds: string[]): Promise<Map<string, WebhookTarget[]>> {
       return byOrganization.getMany(organizationIds, async (missing) => {
-        const rows = await sql<Row[]>`
-          select ${columns} from webhooks where organization_id = any(${missing}::uuid[])`
+        const targets = targetsSchema.parse(
+          await sql`select ${columns} from webhooks where organization_id = any(${missing}::uuid[])`,
+        )
         const found = new Map(missing.map((id) => [id, [] as WebhookTarget[]]))
-        for (const target of rows.map(toTarget)) found.get(target.organizationId)?.push(target)
+        for (const target of targets) found.get(target.organizationId)?.push(target)
         return found
       })
     },
@@ -77,8 +71,10 @@ export async function createWebhookDirectory(sql: Sql, log: Logger) {
     byIds(ids: string[]): Promise<Map<string, WebhookTarget>> {
       // Many attempts of one webhook miss together after a change: one query serves them all.
       return byId.getMany(ids, async (missing) => {
-        const rows = await sql<Row[]>`select ${columns} from webhooks where id = any(${missing}::uuid[])`
-        return new Map(rows.map((row) => [row.id, toTarget(row)]))
+        const targets = targetsSchema.parse(
+          await sql`select ${columns} from webhooks where id = any(${missing}::uuid[])`,
+        )
+        return new Map(targets.map((target) => [target.id, target]))
       })
     },
 
@@ -89,21 +85,6 @@ export async function createWebhookDirectory(sql: Sql, log: Logger) {
 }
 
 export type WebhookDirectory = Awaited<ReturnType<typeof createWebhookDirectory>>
-
-function toTarget(row: Row): WebhookTarget {
-  return {
-    id: row.id,
-    organizationId: row.organization_id,
-    destination: row.destination,
-    sampleRate: row.sample_rate,
-    propertyFilters: row.property_filters,
-    includeData: row.include_data,
-    active: row.state === 'active',
-    hmacKey: row.hmac_key,
-    previousHmacKey: row.previous_hmac_key,
-    previousKeyExpiresAt: row.previous_key_expires_at,
-  }
-}
 
 /** Tells every process that a webhook changed. Call inside the transaction that changed it. */
 export async function announceWebhookChange(

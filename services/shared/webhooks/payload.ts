@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { z } from 'zod'
 import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
@@ -6,10 +7,9 @@ export const PAYLOAD_VERSION = '2026-11-01'
 
 export type EventKind = 'request.completed' | 'webhook.test'
 
-export interface PropertyFilter {
-  key: string
-  value: string
-}
+/** One `{key, value}` of a webhook's propertyFilters, as stored and as the API shows it. */
+export const propertyFilterSchema = z.object({ key: z.string(), value: z.string() })
+export type PropertyFilter = z.infer<typeof propertyFilterSchema>
 
 /**
  * The delivery body of spec 6.1, as the bytes that will be stored, signed and sent. Without
