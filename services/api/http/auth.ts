@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export const unauthorized = () =>
+const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Missing or invalid API key: send Authorization: Bearer <API_KEY>')
 
 /**

@@ -5,10 +5,10 @@ import { generateHmacKey } from '../../shared/webhooks/signature.ts'
 import { type DeliveryRow, type WebhookRow, webhookRow } from './schemas.ts'
 
 /** How long a replaced key keeps signing beside the new one. */
-export const KEY_OVERLAP_MS = 24 * 3_600_000
+const KEY_OVERLAP_MS = 24 * 3_600_000
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-export const isUuid = (id: string) => UUID.test(id)
+const isUuid = (id: string) => UUID.test(id)
 
 export function createWebhookRepo(sql: Sql) {
   const columns = sql(Object.keys(webhookRow.shape))
@@ -146,5 +146,3 @@ export function createWebhookRepo(sql: Sql) {
     },
   }
 }
-
-export type WebhookRepo = ReturnType<typeof createWebhookRepo>

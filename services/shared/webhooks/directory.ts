@@ -5,7 +5,7 @@ import type { Sql, TxSql } from '../postgres.ts'
 import { webhookRowSchema } from './webhook-row.ts'
 
 /** Every change to a webhook is announced here with its id, so every process drops its copy at once. */
-export const WEBHOOKS_CHANNEL = 'tally_webhooks'
+const WEBHOOKS_CHANNEL = 'tally_webhooks'
 
 const targetRowSchema = webhookRowSchema.omit({ disabled_reason: true, created_at: true })
 

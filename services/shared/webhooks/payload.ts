@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
-export const PAYLOAD_VERSION = '2026-11-01'
+const PAYLOAD_VERSION = '2026-11-01'
 
 export type EventKind = 'request.completed' | 'webhook.test'
 

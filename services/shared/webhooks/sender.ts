@@ -5,7 +5,7 @@ import { Agent, buildConnector, request } from 'undici'
 import { BlockedDestinationError, guardedLookup, isBlockedAddress } from './address-guard.ts'
 
 /** Spec 6.2: a receiver answers 2xx within 5 seconds, or the attempt failed. */
-export const ATTEMPT_TIMEOUT_MS = 5_000
+const ATTEMPT_TIMEOUT_MS = 5_000
 const RESPONSE_BODY_KEPT = 2_048
 const RESPONSE_BODY_READ = 65_536
 

@@ -31,11 +31,11 @@ function keyObject(kind: 'service' | 'standard', hmacKey: string): KeyObject {
   return key
 }
 
-export function serviceSignature(hmacKey: string, body: Uint8Array | string): string {
+function serviceSignature(hmacKey: string, body: Uint8Array | string): string {
   return createHmac('sha256', keyObject('service', hmacKey)).update(body).digest('hex')
 }
 
-export function standardSignature(
+function standardSignature(
   hmacKey: string,
   id: string,
   timestamp: number,
