@@ -15,7 +15,7 @@ export interface NotifiedCacheOptions<V> {
   groupOf?: (value: V) => string
   /**
    * Also remember keys the load did not find, apart from the values, so that a flood of misses
-   * can only evict other misses.
+   * can only evict other misses. A miss is filed under its key.
    */
   misses?: { ttlMs: number; maxEntries: number }
 }
@@ -33,8 +33,7 @@ interface Entry<V> {
  * also expire, as a net under a lost notification.
  */
 export async function createNotifiedCache<V>(sql: Sql, log: Logger, options: NotifiedCacheOptions<V>) {
-  const { ttlMs, maxEntries, misses: missOptions } = options
-  const { groupOf } = options
+  const { ttlMs, maxEntries, groupOf, misses: missOptions } = options
   const entries = new Map<string, Entry<V>>()
   const keysOfGroup = new Map<string, Set<string>>()
   const misses = new Map<string, number>()
