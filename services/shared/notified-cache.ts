@@ -94,33 +94,45 @@ export async function createNotifiedCache<V>(sql: Sql, log: Logger, options: Not
     return loading
   }
 
-  /** The cached values of `keys`; `loadMissing` is asked for the rest, and what it finds is kept. */
-  async function getMany(
-    keys: Iterable<string>,
-    loadMissing: (keys: string[]) => Promise<Map<string, V>>,
-  ): Promise<Map<string, V>> {
-    const now = Date.now()
-    const out = new Map<string, V>()
-    const missing: string[] = []
-    for (const key of new Set(keys)) {
-      const hit = entries.get(key)
-      if (hit && hit.expires > now) out.set(key, hit.value)
-      else if (!((misses.get(key) ?? 0) > now)) missing.push(key)
-    }
-    if (missing.length === 0) return out
-    for (const [key, value] of await load(missing, loadMissing, now)) out.set(key, value)
-    return out
+  /** A fresh entry's value, null for a remembered miss, undefined when it must be loaded. */
+  const cached = (key: string, now: number): V | null | undefined => {
+    const hit = entries.get(key)
+    if (hit && hit.expires > now) return hit.value
+    return (misses.get(key) ?? 0) > now ? null : undefined
   }
 
   return {
-    getMany,
+    /** The cached values of `keys`; `loadMissing` is asked for the rest, and what it finds is kept. */
+    async getMany(
+      keys: Iterable<string>,
+      loadMissing: (keys: string[]) => Promise<Map<string, V>>,
+    ): Promise<Map<string, V>> {
+      const now = Date.now()
+      const out = new Map<string, V>()
+      const missing: string[] = []
+      for (const key of new Set(keys)) {
+        const value = cached(key, now)
+        if (value === undefined) missing.push(key)
+        else if (value !== null) out.set(key, value)
+      }
+      if (missing.length === 0) return out
+      for (const [key, value] of await load(missing, loadMissing, now)) out.set(key, value)
+      return out
+    },
 
     /** The cached value of `key`, else `loadOne()`'s; null when it finds nothing. */
     async get(key: string, loadOne: () => Promise<V | null>): Promise<V | null> {
-      const found = await getMany([key], async () => {
-        const value = await loadOne()
-        return new Map(value === null ? [] : [[key, value]])
-      })
+      const now = Date.now()
+      const value = cached(key, now)
+      if (value !== undefined) return value
+      const found = await load(
+        [key],
+        async () => {
+          const loaded = await loadOne()
+          return new Map(loaded === null ? [] : [[key, loaded]])
+        },
+        now,
+      )
       return found.get(key) ?? null
     },
 
