@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { sampleEvent } from '../support/events.ts'
 import type { TestOrg } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
-import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 
 // Private networks stay refused here (the default): the receiver on 127.0.0.1 must never be reached.
@@ -204,10 +204,13 @@ describe('outbound safety (private networks refused)', () => {
     const org = await suite.tally.newOrg()
     const hook = await createWebhook(suite.tally, org, `${suite.receiver.localhostUrl}`)
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    const [delivery] = await until(async () => {
-      const list = await deliveriesOf(suite.tally, org, hook.id)
-      return list[0]?.attempts === 1 && list
-    }, 'the refused attempt to be recorded')
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(suite.tally, org, hook.id)
+        return list[0]?.attempts === 1 && list
+      },
+      { what: 'the refused attempt to be recorded' },
+    )
     expect(delivery).toMatchObject({ status: 'pending', last_response_status: null })
     expect(delivery?.last_error).toMatch(/not a public address/)
     expect(Date.parse(delivery?.next_attempt_at ?? '') - Date.now()).toBeGreaterThan(3_000) // 5 s first step

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { engines } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
-import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 import { outcomeWriteFailures, workerParts } from './support/worker.ts'
 
@@ -40,11 +40,10 @@ describe.skipIf(!engines().kafkaBrokers)('delivery worker back-pressure', () => 
     const worker = parts.worker({ pollMs: 60_000, maxInFlight: 2, maxHeld })
     try {
       // Several refused writes (100, 200, 400 ms apart): each attempt's end was a chance to claim more.
-      await until(
-        async () => (await failures.refused()) >= refusedBefore + 3,
-        'three refused outcome writes',
-        10_000,
-      )
+      await waitFor(async () => (await failures.refused()) >= refusedBefore + 3, {
+        what: 'three refused outcome writes',
+        timeoutMs: 10_000,
+      })
       const [claimed] = await sql<{ n: number }[]>`
         select count(*)::int as n from webhook_deliveries where webhook_id = ${hook.id} and claim_token is not null`
       // Due retries get half of what a process holds.
@@ -52,13 +51,12 @@ describe.skipIf(!engines().kafkaBrokers)('delivery worker back-pressure', () => 
       expect(suite.receiver.to(hook.path).length).toBeLessThanOrEqual(maxHeld / 2)
 
       await failures.recover(hook.id)
-      await until(
+      await waitFor(
         async () =>
           (await deliveriesOf(suite.tally, org, hook.id, '?limit=100')).filter(
             (d) => d.status === 'delivered',
           ).length === 20,
-        'all 20 delivered',
-        10_000,
+        { what: 'all 20 delivered', timeoutMs: 10_000 },
       )
       const received = suite.receiver.to(hook.path).map((r) => requestIdOf(r.body))
       expect(received.sort()).toEqual([...requestIds].sort())

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { type ClaimedDelivery, createDeliveryRepo } from '../../services/shared/webhooks/deliveries.ts'
 import { sampleEvent } from '../support/events.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
-import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 import { insertClaimed, outcomeWriteFailures, workerParts } from './support/worker.ts'
 
@@ -24,11 +24,10 @@ describe('delivery claims', () => {
     suite.receiver.on(hook.path, () => ({ delayMs: 1_500 }))
     const events = Array.from({ length: 6 }, () => sampleEvent({ organization_id: org.organizationId }))
     await suite.tally.publisher.publish(events)
-    await until(
+    await waitFor(
       async () =>
         (await deliveriesOf(suite.tally, org, hook.id)).filter((d) => d.status === 'delivered').length === 6,
-      'all 6 delivered',
-      20_000,
+      { what: 'all 6 delivered', timeoutMs: 20_000 },
     )
     const received = suite.receiver.to(hook.path).map((r) => requestIdOf(r.body))
     expect(received.sort()).toEqual(events.map((e) => e.request_id).sort())
@@ -139,7 +138,7 @@ describe('delivery claims', () => {
     const worker = parts.worker()
     try {
       worker.enqueue([await insertClaimed(parts.repo, hook.id)], true)
-      await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be answered')
+      await waitFor(() => suite.receiver.to(hook.path).length === 1, { what: 'the attempt to be answered' })
       await worker.stop()
       const [webhook] = await sql<{ state: string }[]>`select state from webhooks where id = ${hook.id}`
       expect(webhook?.state).toBe('disabled')
@@ -166,12 +165,16 @@ describe('delivery claims', () => {
       })
       suite.receiver.on(hook.path, () => ({ after: answered }))
       worker.enqueue([delivery], true)
-      await until(() => suite.receiver.to(hook.path).length === 1, 'the attempt to be on the wire')
+      await waitFor(() => suite.receiver.to(hook.path).length === 1, {
+        what: 'the attempt to be on the wire',
+      })
 
       await failures.fail(hook.id)
       const stopped = worker.stop()
       answer()
-      await until(async () => (await failures.refused()) > refusedBefore, 'an outcome write to be refused')
+      await waitFor(async () => (await failures.refused()) > refusedBefore, {
+        what: 'an outcome write to be refused',
+      })
       await failures.recover(hook.id)
       await stopped
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { sampleEvent } from '../support/events.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook } from './support/api.ts'
-import { type Receiver, startReceiver, until } from './support/receiver.ts'
+import { type Receiver, startReceiver } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 
 const suite = webhookSuite({
@@ -22,7 +23,9 @@ describe('delivery concurrency', () => {
       const events = Array.from({ length: 10 }, () => sampleEvent({ organization_id: org.organizationId }))
       await suite.tally.publisher.publish(events)
       const started = Date.now()
-      await until(() => suite.receiver.to(fastHook.path).length === 10, 'the fast receiver to get all 10')
+      await waitFor(() => suite.receiver.to(fastHook.path).length === 10, {
+        what: 'the fast receiver to get all 10',
+      })
       // All ten reached the fast receiver while the slow one had at most its 2 slots in flight.
       expect(Date.now() - started).toBeLessThan(3_000)
       expect(slow.to(slowHook.path).length).toBeLessThanOrEqual(2)

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { isSampled } from '../../services/shared/webhooks/payload.ts'
 import { verifyWebhook } from '../../services/shared/webhooks/signature.ts'
 import { sampleEvent } from '../support/events.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf, postWebhookAction } from './support/api.ts'
-import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 
 const suite = webhookSuite({
@@ -19,9 +19,9 @@ describe('webhook deliveries', () => {
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
     const event = sampleEvent({ organization_id: org.organizationId, properties: { env: 'prod', team: 'a' } })
     await suite.tally.publisher.publish([event])
-    const [got] = await until(
+    const [got] = await waitFor(
       () => suite.receiver.to(hook.path).length === 1 && suite.receiver.to(hook.path),
-      'the delivery',
+      { what: 'the delivery' },
     )
     if (!got) throw new Error('no delivery')
 
@@ -67,10 +67,13 @@ describe('webhook deliveries', () => {
       },
       properties: { env: 'prod', team: 'a' },
     })
-    const [delivery] = await until(async () => {
-      const list = await deliveriesOf(suite.tally, org, hook.id)
-      return list[0]?.status === 'delivered' && list
-    }, 'the delivery to be recorded as delivered')
+    const [delivery] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(suite.tally, org, hook.id)
+        return list[0]?.status === 'delivered' && list
+      },
+      { what: 'the delivery to be recorded as delivered' },
+    )
     expect(delivery).toMatchObject({ request_id: event.request_id, attempts: 1, last_response_status: 200 })
     expect(got.headers['webhook-id']).toBe(delivery?.id)
   })
@@ -87,12 +90,14 @@ describe('webhook deliveries', () => {
     const expected = events.filter((e) => isSampled(some.id, e.request_id, 30)).map((e) => e.request_id)
     expect(expected.length).toBeGreaterThan(60)
     expect(expected.length).toBeLessThan(120)
-    await until(() => suite.receiver.to(all.path).length === 300, 'all 300 deliveries at 100%', 20_000)
-    await until(
-      () => suite.receiver.to(some.path).length >= expected.length,
-      'the sampled deliveries',
-      20_000,
-    )
+    await waitFor(() => suite.receiver.to(all.path).length === 300, {
+      what: 'all 300 deliveries at 100%',
+      timeoutMs: 20_000,
+    })
+    await waitFor(() => suite.receiver.to(some.path).length >= expected.length, {
+      what: 'the sampled deliveries',
+      timeoutMs: 20_000,
+    })
     const requestIds = (path: string) =>
       suite.receiver.to(path).map((r) => JSON.parse(r.body.toString()).metadata.requestId as string)
     expect(requestIds(some.path).sort()).toEqual([...expected].sort())
@@ -126,9 +131,9 @@ describe('webhook deliveries', () => {
       sampleEvent({ organization_id: org.organizationId, properties: {} }),
     ]
     await suite.tally.publisher.publish([...misses, match])
-    const [got] = await until(
+    const [got] = await waitFor(
       () => suite.receiver.to(hook.path).length > 0 && suite.receiver.to(hook.path),
-      'the delivery',
+      { what: 'the delivery' },
     )
     const payload = JSON.parse(got?.body.toString() ?? '{}')
     expect(payload.metadata.requestId).toBe(match.request_id)
@@ -146,13 +151,13 @@ describe('webhook deliveries', () => {
     const eventA = sampleEvent({ organization_id: a.organizationId })
     const eventB = sampleEvent({ organization_id: b.organizationId })
     await suite.tally.publisher.publish([eventA, eventB])
-    const [gotA] = await until(
+    const [gotA] = await waitFor(
       () => suite.receiver.to(hookA.path).length === 1 && suite.receiver.to(hookA.path),
-      'A',
+      { what: 'A' },
     )
-    const [gotB] = await until(
+    const [gotB] = await waitFor(
       () => suite.receiver.to(hookB.path).length === 1 && suite.receiver.to(hookB.path),
-      'B',
+      { what: 'B' },
     )
     expect(JSON.parse(gotA?.body.toString() ?? '{}').metadata.requestId).toBe(eventA.request_id)
     expect(JSON.parse(gotB?.body.toString() ?? '{}').metadata.requestId).toBe(eventB.request_id)
@@ -169,16 +174,15 @@ describe('webhook deliveries', () => {
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
     const event = sampleEvent({ organization_id: org.organizationId })
     await suite.tally.publisher.publish([event])
-    await until(
-      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
-      'delivered',
-    )
+    await waitFor(async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered', {
+      what: 'delivered',
+    })
     await suite.tally.publisher.publish([event])
     await suite.tally.publisher.publish([event, sampleEvent({ organization_id: org.organizationId })])
-    await until(() => suite.receiver.to(hook.path).length === 2, 'the second, different event')
-    await until(
+    await waitFor(() => suite.receiver.to(hook.path).length === 2, { what: 'the second, different event' })
+    await waitFor(
       async () => (await deliveriesOf(suite.tally, org, hook.id)).every((d) => d.status === 'delivered'),
-      'all delivered',
+      { what: 'all delivered' },
     )
     const ids = suite.receiver.to(hook.path).map((r) => JSON.parse(r.body.toString()).metadata.requestId)
     expect(ids.filter((id) => id === event.request_id)).toHaveLength(1)
@@ -194,9 +198,9 @@ describe('webhook deliveries', () => {
     expect(Date.parse(previous_key_expires_at) - Date.now()).toBeGreaterThan(23.9 * 3_600_000)
 
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    const [got] = await until(
+    const [got] = await waitFor(
       () => suite.receiver.to(hook.path).length === 1 && suite.receiver.to(hook.path),
-      'the delivery',
+      { what: 'the delivery' },
     )
     if (!got) throw new Error('no delivery')
     expect(String(got.headers['webhook-signature']).split(' ')).toHaveLength(2)

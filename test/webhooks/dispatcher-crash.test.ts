@@ -2,15 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sampleEvent } from '../support/events.ts'
 import { engines, processDataDir, startTestTally, type TestTally } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook } from './support/api.ts'
 import { ownDatabase } from './support/database.ts'
-import {
-  type Certificates,
-  makeCertificates,
-  type Receiver,
-  startReceiver,
-  until,
-} from './support/receiver.ts'
+import { type Certificates, makeCertificates, type Receiver, startReceiver } from './support/receiver.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
 
@@ -85,7 +80,10 @@ describe.skipIf(!engines().kafkaBrokers)('dispatcher as its own process on Kafka
     const first = await startDispatcherProcess('process_ready')
     const events = Array.from({ length: 20 }, () => sampleEvent({ organization_id: org.organizationId }))
     await tally.publisher.publish(events)
-    await until(() => receiver.to(hook.path).length >= 20, '20 attempts in flight', 30_000)
+    await waitFor(() => receiver.to(hook.path).length >= 20, {
+      what: '20 attempts in flight',
+      timeoutMs: 30_000,
+    })
 
     first.kill('SIGKILL')
     await new Promise((resolve) => first.once('exit', resolve))
@@ -94,15 +92,14 @@ describe.skipIf(!engines().kafkaBrokers)('dispatcher as its own process on Kafka
     // it consumes; the claimed deliveries do not wait for that: their lease ends and they are due.
     const second = await startDispatcherProcess('dispatcher_started')
 
-    await until(
+    await waitFor(
       async () => {
         const [row] = await tally.sql<{ delivered: number }[]>`
           select count(*)::int as delivered from webhook_deliveries
           where webhook_id = ${hook.id} and status = 'delivered'`
         return row?.delivered === 20
       },
-      'all 20 deliveries to land after the restart',
-      30_000,
+      { what: 'all 20 deliveries to land after the restart', timeoutMs: 30_000 },
     )
     const rows = await tally.sql<{ request_id: string; attempts: number }[]>`
       select request_id, attempts from webhook_deliveries where webhook_id = ${hook.id}`

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { sampleEvent } from '../support/events.ts'
+import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf } from './support/api.ts'
-import { until } from './support/receiver.ts'
 import { webhookSuite } from './support/suite.ts'
 
 const suite = webhookSuite({
@@ -26,27 +26,29 @@ describe('webhook retries and their end', () => {
     suite.receiver.on(down.path, () => ({ status: 503, body: 'x'.repeat(5_000) }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
 
-    const attempts = await until(
+    const attempts = await waitFor(
       () => suite.receiver.to(flaky.path).length === 3 && suite.receiver.to(flaky.path),
-      '3 attempts',
+      { what: '3 attempts' },
     )
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1)
     expect(new Set(attempts.map((a) => a.body.toString('base64'))).size).toBe(1)
     expect((attempts[1]?.at ?? 0) - (attempts[0]?.at ?? 0)).toBeGreaterThanOrEqual(85) // 100 ms −10% jitter
     expect((attempts[2]?.at ?? 0) - (attempts[1]?.at ?? 0)).toBeGreaterThanOrEqual(175) // 200 ms −10%
-    await until(
-      async () => (await deliveriesOf(suite.tally, org, flaky.id))[0]?.status === 'delivered',
-      'delivered',
-    )
+    await waitFor(async () => (await deliveriesOf(suite.tally, org, flaky.id))[0]?.status === 'delivered', {
+      what: 'delivered',
+    })
     expect((await deliveriesOf(suite.tally, org, flaky.id))[0]).toMatchObject({
       attempts: 3,
       last_response_status: 200,
     })
 
-    const failed = await until(async () => {
-      const [d] = await deliveriesOf(suite.tally, org, down.id)
-      return d?.status === 'failed' && d
-    }, 'the delivery to fail after the schedule')
+    const failed = await waitFor(
+      async () => {
+        const [d] = await deliveriesOf(suite.tally, org, down.id)
+        return d?.status === 'failed' && d
+      },
+      { what: 'the delivery to fail after the schedule' },
+    )
     expect(failed).toMatchObject({ attempts: 3, last_response_status: 503, next_attempt_at: null })
     expect(failed.last_response_body).toHaveLength(2_048)
     expect(suite.receiver.to(down.path)).toHaveLength(3)
@@ -62,11 +64,10 @@ describe('webhook retries and their end', () => {
     const hook = await createWebhook(suite.tally, org, suite.receiver.url)
     suite.receiver.on(hook.path, (_r, nth) => (nth === 1 ? { delayMs: 6_000 } : { status: 204 }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    await until(
-      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
-      'delivered',
-      15_000,
-    )
+    await waitFor(async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered', {
+      what: 'delivered',
+      timeoutMs: 15_000,
+    })
     const rows = await attemptsOf(hook.id)
     expect(rows.map((r) => [r.error, r.response_status])).toEqual([
       ['no answer within 5000 ms', null],
@@ -80,11 +81,10 @@ describe('webhook retries and their end', () => {
     // Headers at once, then a byte every 300 ms: no idle gap ever reaches a per-phase timeout.
     suite.receiver.on(hook.path, (_r, nth) => (nth === 1 ? { trickleMs: 300 } : { status: 204 }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    await until(
-      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
-      'delivered',
-      15_000,
-    )
+    await waitFor(async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered', {
+      what: 'delivered',
+      timeoutMs: 15_000,
+    })
     const rows = await attemptsOf(hook.id)
     expect(rows.map((r) => [r.error, r.response_status])).toEqual([
       ['no answer within 5000 ms', null],
@@ -101,9 +101,9 @@ describe('webhook retries and their end', () => {
       nth === 1 ? { status: 429, headers: { 'retry-after': '1' } } : {},
     )
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    const [first, second] = await until(
+    const [first, second] = await waitFor(
       () => suite.receiver.to(hook.path).length === 2 && suite.receiver.to(hook.path),
-      'retry',
+      { what: 'retry' },
     )
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1_000)
   })
@@ -114,15 +114,21 @@ describe('webhook retries and their end', () => {
     let gone = true
     suite.receiver.on(hook.path, () => (gone ? { status: 410 } : { status: 200 }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    const [failed] = await until(async () => {
-      const list = await deliveriesOf(suite.tally, org, hook.id)
-      return list[0]?.status === 'failed' && list
-    }, 'the 410 to fail the delivery')
+    const [failed] = await waitFor(
+      async () => {
+        const list = await deliveriesOf(suite.tally, org, hook.id)
+        return list[0]?.status === 'failed' && list
+      },
+      { what: 'the 410 to fail the delivery' },
+    )
     expect(failed?.attempts).toBe(1)
-    const listed = await until(async () => {
-      const res = await suite.tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers: org.headers })
-      return res.json().data[0]?.state === 'disabled' && res.json().data[0]
-    }, 'the webhook to be disabled')
+    const listed = await waitFor(
+      async () => {
+        const res = await suite.tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers: org.headers })
+        return res.json().data[0]?.state === 'disabled' && res.json().data[0]
+      },
+      { what: 'the webhook to be disabled' },
+    )
     expect(listed).toMatchObject({
       id: hook.id,
       disabled_reason: expect.stringMatching(/^receiver answered 410 Gone/),
@@ -138,10 +144,9 @@ describe('webhook retries and their end', () => {
       headers: org.headers,
     })
     expect(retried.statusCode, retried.body).toBe(200)
-    await until(
-      async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered',
-      'redelivered',
-    )
+    await waitFor(async () => (await deliveriesOf(suite.tally, org, hook.id))[0]?.status === 'delivered', {
+      what: 'redelivered',
+    })
     expect(suite.receiver.to(hook.path)).toHaveLength(2)
     const after = await suite.tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers: org.headers })
     expect(after.json().data[0].state).toBe('active')
@@ -154,10 +159,13 @@ describe('webhook retries and their end', () => {
     // The retry is put 30 s off, so it is certainly still pending when the webhook goes.
     suite.receiver.on(hook.path, () => ({ status: 503, headers: { 'retry-after': '30' } }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    await until(async () => {
-      const [d] = await deliveriesOf(suite.tally, org, hook.id)
-      return d?.status === 'pending' && d.attempts === 1
-    }, 'a retry to be pending')
+    await waitFor(
+      async () => {
+        const [d] = await deliveriesOf(suite.tally, org, hook.id)
+        return d?.status === 'pending' && d.attempts === 1
+      },
+      { what: 'a retry to be pending' },
+    )
     const res = await suite.tally.app.inject({
       method: 'DELETE',
       url: `/v1/webhooks/${hook.id}`,
@@ -170,7 +178,9 @@ describe('webhook retries and their end', () => {
     ]
     expect(n).toBe(0)
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    await until(() => suite.receiver.to(other.path).length === 2, 'both deliveries to the remaining webhook')
+    await waitFor(() => suite.receiver.to(other.path).length === 2, {
+      what: 'both deliveries to the remaining webhook',
+    })
     expect(suite.receiver.to(hook.path)).toHaveLength(1)
   })
 
@@ -183,10 +193,13 @@ describe('webhook retries and their end', () => {
       headers: { location: `${suite.receiver.url}${target}` },
     }))
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
-    const failed = await until(async () => {
-      const [d] = await deliveriesOf(suite.tally, org, hook.id)
-      return d?.status === 'failed' && d
-    }, 'the redirected delivery to fail')
+    const failed = await waitFor(
+      async () => {
+        const [d] = await deliveriesOf(suite.tally, org, hook.id)
+        return d?.status === 'failed' && d
+      },
+      { what: 'the redirected delivery to fail' },
+    )
     expect(failed).toMatchObject({ attempts: 3, last_response_status: 307 })
     expect(suite.receiver.to(target)).toHaveLength(0)
   })

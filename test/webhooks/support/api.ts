@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
+import { apiAs } from '../../support/api.ts'
 import type { TestOrg, TestTally } from '../../support/harness.ts'
 
 export interface CreatedWebhook {
@@ -20,14 +21,9 @@ export async function createWebhook(
   body: Record<string, unknown> = {},
 ): Promise<CreatedWebhook & { path: string }> {
   const path = `/${randomUUID()}`
-  const res = await tally.app.inject({
-    method: 'POST',
-    url: '/v1/webhooks',
-    headers: org.headers,
-    payload: { destination: `${base}${path}`, ...body },
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return { ...(res.json().data as CreatedWebhook), path }
+  const created = await apiAs(tally.app, org).post('/v1/webhooks', { destination: `${base}${path}`, ...body })
+  expect(created.status, created.error ?? '').toBe(201)
+  return { ...(created.data as CreatedWebhook), path }
 }
 
 export interface DeliveryView {
@@ -48,13 +44,9 @@ export async function deliveriesOf(
   webhookId: string,
   query = '',
 ): Promise<DeliveryView[]> {
-  const res = await tally.app.inject({
-    method: 'GET',
-    url: `/v1/webhooks/${webhookId}/deliveries${query}`,
-    headers: org.headers,
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data as DeliveryView[]
+  const listed = await apiAs(tally.app, org).get(`/v1/webhooks/${webhookId}/deliveries${query}`)
+  expect(listed.status, listed.error ?? '').toBe(200)
+  return listed.data as DeliveryView[]
 }
 
 /** POST /v1/webhooks/{id}/test or /rotate-key, as the organization. */

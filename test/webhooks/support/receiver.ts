@@ -68,7 +68,7 @@ export function makeCertificates(): Certificates {
   }
 }
 
-export interface Received {
+interface Received {
   path: string
   headers: IncomingHttpHeaders
   /** The raw bytes, exactly as they arrived. */
@@ -76,7 +76,7 @@ export interface Received {
   at: number
 }
 
-export interface Reply {
+interface Reply {
   status?: number
   headers?: Record<string, string>
   body?: string
@@ -89,7 +89,7 @@ export interface Reply {
 }
 
 /** Decides the answer to a request; `nth` counts the requests to that path, from 1. */
-export type Responder = (received: Received, nth: number) => Reply
+type Responder = (received: Received, nth: number) => Reply
 
 export interface Receiver {
   url: string
@@ -146,21 +146,5 @@ export async function startReceiver(certs: Certificates): Promise<Receiver> {
         server.closeAllConnections()
         server.close(() => resolve())
       }),
-  }
-}
-
-/** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
-export async function until<T>(
-  check: () => Promise<T> | T,
-  what: string,
-  ms = 10_000,
-): Promise<Exclude<T, false | null | undefined>> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined && value !== null && value !== false)
-      return value as Exclude<T, false | null | undefined>
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
   }
 }
