@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'services/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    // chdb is one engine per process: every test file gets a process of its own.
+    // Every test file gets a process of its own: its ClickHouse database and data directory are named by its pid.
     pool: 'forks',
     isolate: true,
     testTimeout: 30_000,

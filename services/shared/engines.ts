@@ -38,7 +38,7 @@ export async function openEngines(
       })(),
     needs.clickhouse &&
       (async () => {
-        const ch = await openClickHouse(config)
+        const ch = await openClickHouse(config, log)
         shutdown.add('clickhouse', () => ch.close())
         await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)
         engines.clickhouse = ch

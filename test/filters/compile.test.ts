@@ -8,8 +8,8 @@ import {
 } from '../../services/api/filters/compile.ts'
 import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
+import { insertEvents, matchingIds, openMigratedClickHouse } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
-import { insertEvents, matchingIds, openMigratedClickHouse } from './chdb.ts'
 
 const org = randomUUID()
 const ids = { a: randomUUID(), b: randomUUID(), c: randomUUID() }

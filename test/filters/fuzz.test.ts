@@ -13,8 +13,8 @@ import {
 } from '../../services/api/filters/fields.ts'
 import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
+import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
-import { insertEvents, openMigratedClickHouse } from './chdb.ts'
 
 /** mulberry32: a small seeded generator, so a failing tree can be reproduced from its seed. */
 function generator(seed: number) {

@@ -7,21 +7,14 @@ import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import { migrateClickHouse } from '../../services/shared/migrate.ts'
 import { sampleEvent } from '../support/events.ts'
-import { engines, processDataDir } from '../support/harness.ts'
+import { clickhouseEnv, engines } from '../support/harness.ts'
 
 const log = pino({ level: 'silent' })
 
-/** The same checks through every ClickHouse connection this run has: chdb always, HTTP when CLICKHOUSE_URL is set. */
-const targets: { name: string; env: Record<string, string> }[] = [
-  { name: 'chdb', env: { TALLY_DATA_DIR: processDataDir() } },
-]
-const httpUrl = engines().clickhouseUrl
-if (httpUrl) targets.push({ name: 'http', env: { CLICKHOUSE_URL: httpUrl } })
-
-describe.each(targets)('ClickHouse through $name', ({ env }) => {
+describe(`ClickHouse over HTTP (${engines().clickhouseSource})`, () => {
   let ch: ClickHouseHandle
   beforeAll(async () => {
-    ch = await openClickHouse(loadConfig(env))
+    ch = await openClickHouse(loadConfig(clickhouseEnv()), log)
     await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)
   })
   afterAll(() => ch.close())

@@ -11,7 +11,7 @@ import {
   readMigrations,
   splitStatements,
 } from '../../services/shared/migrate.ts'
-import { engines, processDataDir } from '../support/harness.ts'
+import { clickhouseEnv, engines } from '../support/harness.ts'
 
 const log = pino({ level: 'silent' })
 
@@ -41,13 +41,14 @@ describe('postgres migrations', () => {
 })
 
 describe('clickhouse migrations', () => {
-  it('apply idempotently to chdb and leave request_response_rmt in place', async () => {
-    const ch = await openClickHouse(loadConfig({ TALLY_DATA_DIR: processDataDir() }))
+  it('apply idempotently and leave request_response_rmt in place', async () => {
+    const ch = await openClickHouse(loadConfig(clickhouseEnv()), log)
     try {
       await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)
       expect(await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)).toEqual([])
       const rs = await ch.client.query({
-        query: "SELECT engine FROM system.tables WHERE name = 'request_response_rmt'",
+        query:
+          "SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = 'request_response_rmt'",
         format: 'JSONEachRow',
       })
       expect(await rs.json()).toEqual([{ engine: 'ReplacingMergeTree' }])

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { toRecord } from '../../services/api/requests/record.ts'
-import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
+import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import {
   INSERT_COLUMNS,
   READ_SETTINGS,
@@ -14,12 +13,9 @@ import {
   toCompactRow,
   type ValueKind,
 } from '../../services/shared/clickhouse/request-table.ts'
-import { loadConfig } from '../../services/shared/config.ts'
-import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import { EVENTS_DIR } from '../../services/shared/events/codec.ts'
-import { migrateClickHouse } from '../../services/shared/migrate.ts'
+import { openMigratedClickHouse } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
-import { processDataDir } from '../support/harness.ts'
 
 // The two files that stay files, the Avro wire schema and the DDL, must say what the table's
 // definition says: a field added to one and not the others fails here.
@@ -74,8 +70,7 @@ describe('the request table definition', () => {
 describe('the request table in ClickHouse', () => {
   let ch: ClickHouseHandle
   beforeAll(async () => {
-    ch = await openClickHouse(loadConfig({ TALLY_DATA_DIR: processDataDir() }))
-    await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, pino({ level: 'silent' }))
+    ch = await openMigratedClickHouse()
   })
   afterAll(() => ch.close())
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { loadConfig } from '../../services/shared/config.ts'
@@ -78,7 +79,7 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
     }
 
     // The successor has stopped and released the data directory: read what both wrote.
-    const ch = await openClickHouse(loadConfig({ TALLY_DATA_DIR: dataDir }))
+    const ch = await openClickHouse(loadConfig({ TALLY_DATA_DIR: dataDir }), pino({ level: 'silent' }))
     try {
       const rs = await ch.client.query({
         query: `SELECT count() AS rows, uniqExact(request_id) AS ids

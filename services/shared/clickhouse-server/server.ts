@@ -21,6 +21,8 @@ export interface ClickHouseServerOptions {
   dataDir: string
   /** Default: a port the kernel picks. */
   httpPort?: number
+  /** The database the read-only `analyst` user may read. Default `default`. */
+  analystDatabase?: string
   /** How long start may take in all, ClickHouse loading its tables included. Default 30 s. */
   deadlineMs?: number
   /** How long stop() waits for a clean exit before SIGKILL. Default 15 s. */
@@ -40,6 +42,8 @@ export interface ClickHouseServer {
   url: string
   /** The same without credentials, for logs. */
   endpoint: string
+  /** The read-only `analyst` user's URL, for data teams' clients. */
+  analystUrl: string
   username: string
   password: string
   pid: number
@@ -70,7 +74,7 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   for (;;) {
     const running = await findRunning(dataDir)
     if (running) return attach(running, credentials, options)
-    writeServerConfig(dataDir, credentials)
+    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default')
     const owned = await spawnServer(options, credentials, deadline)
     if (owned !== 'locked') return owned
     // Another process holds the lock: its server is starting. Attach once it answers; try again

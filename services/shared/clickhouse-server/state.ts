@@ -61,9 +61,16 @@ export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefine
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
-/** Where a server answers: the endpoint for logs, the URL with credentials for clients. */
-export function addresses(port: number, credentials: Credentials) {
+/** Where a server answers: the endpoint for logs, and URLs with credentials for clients. */
+export function addresses(port: number, { username, password, analyst }: Credentials) {
   const endpoint = `http://127.0.0.1:${port}`
-  const auth = `${encodeURIComponent(credentials.username)}:${encodeURIComponent(credentials.password)}`
-  return { endpoint, url: `http://${auth}@127.0.0.1:${port}`, ...credentials }
+  const url = (user: string, secret: string) =>
+    `http://${encodeURIComponent(user)}:${encodeURIComponent(secret)}@127.0.0.1:${port}`
+  return {
+    endpoint,
+    url: url(username, password),
+    analystUrl: url(analyst.username, analyst.password),
+    username,
+    password,
+  }
 }

@@ -1,17 +1,26 @@
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, renameSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client'
+import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
+import type { Logger } from '../logger.ts'
 
 export type { ClickHouseClient }
 
-type ClientConnection = NonNullable<NonNullable<Parameters<typeof createClient>[0]>['connection']>
-
 export interface ClickHouseHandle {
   client: ClickHouseClient
-  /** Where it runs, for logs: the server URL or "chdb (embedded)". */
+  /** Where it runs, for logs: the server's address without credentials. */
   describe: string
-  embedded: boolean
+  /** The embedded server this process started or attached to; absent with CLICKHOUSE_URL. */
+  embedded?: {
+    endpoint: string
+    /** The read-only analyst user's URL, with its password: for data teams' clients. */
+    analystUrl: string
+    /** True when another Tally process owns the server. */
+    attached: boolean
+    /** Called once if the server ends while this process still uses it. */
+    onLost(listener: () => void): void
+  }
   close(): Promise<void>
 }
 
@@ -21,27 +30,80 @@ const settings: ClickHouseSettings = {
   date_time_output_format: 'iso',
 }
 
-export async function openClickHouse(config: Config): Promise<ClickHouseHandle> {
+/**
+ * ClickHouse over HTTP, always through @clickhouse/client: at CLICKHOUSE_URL, or else a local
+ * server run from the library the chdb package installs, with its data under
+ * $TALLY_DATA_DIR/clickhouse-server (started by the first Tally process on that directory; the
+ * others attach to it). Creates CLICKHOUSE_DATABASE when missing.
+ */
+export async function openClickHouse(config: Config, log: Logger): Promise<ClickHouseHandle> {
+  const database = config.CLICKHOUSE_DATABASE
   if (config.CLICKHOUSE_URL) {
-    const client = createClient({
-      url: config.CLICKHOUSE_URL,
-      database: config.CLICKHOUSE_DATABASE,
-      clickhouse_settings: settings,
-      request_timeout: 60_000,
-    })
+    const client = await connect(config.CLICKHOUSE_URL, database)
     return {
       client,
       describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
-      embedded: false,
       close: () => client.close(),
     }
   }
-  const path = resolve(config.TALLY_DATA_DIR, 'clickhouse')
-  mkdirSync(path, { recursive: true })
-  // Loaded only in embedded mode: the native engine is large and one per process.
-  const { createChdbConnection } = await import('chdb/connection')
-  // chdb builds against its own copy of @clickhouse/client-common; the interface is the same.
-  const connection = createChdbConnection({ path }) as unknown as ClientConnection
-  const client = createClient({ connection, clickhouse_settings: settings })
-  return { client, describe: `chdb (embedded, ${path})`, embedded: true, close: () => client.close() }
+  const dataDir = resolve(config.TALLY_DATA_DIR, 'clickhouse-server')
+  adoptInProcessData(resolve(config.TALLY_DATA_DIR, 'clickhouse'), dataDir, log)
+  const server: ClickHouseServer = await startClickHouseServer({
+    dataDir,
+    ...(config.TALLY_CLICKHOUSE_HTTP_PORT === undefined
+      ? {}
+      : { httpPort: config.TALLY_CLICKHOUSE_HTTP_PORT }),
+    analystDatabase: database,
+    log: log.child({ engine: 'clickhouse' }),
+  })
+  let client: ClickHouseClient
+  try {
+    client = await connect(server.url, database)
+  } catch (err) {
+    await server.stop()
+    throw err
+  }
+  let closing = false
+  return {
+    client,
+    describe: `embedded server ${server.endpoint} (${dataDir}${server.attached ? ', attached' : ''})`,
+    embedded: {
+      endpoint: server.endpoint,
+      analystUrl: server.analystUrl,
+      attached: server.attached,
+      onLost: (listener) => server.onExit(() => closing || listener()),
+    },
+    async close() {
+      closing = true
+      // Clients first: an idle keep-alive connection makes the server wait for it when it stops.
+      await client.close()
+      await server.stop()
+    },
+  }
+}
+
+async function connect(url: string, database: string): Promise<ClickHouseClient> {
+  if (database !== 'default') {
+    const admin = createClient({ url, request_timeout: 30_000 })
+    try {
+      // The name matched CLICKHOUSE_DATABASE's identifier rule in the config: no quoting needed.
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+    } finally {
+      await admin.close()
+    }
+  }
+  return createClient({ url, database, clickhouse_settings: settings, request_timeout: 60_000 })
+}
+
+/**
+ * Tally's first versions ran ClickHouse in process (chdb) with its data in $TALLY_DATA_DIR/clickhouse.
+ * The server reads the same format: on the first start of the server, that directory becomes its
+ * data, so nothing recorded before is lost.
+ */
+function adoptInProcessData(oldDir: string, dataDir: string, log: Logger): void {
+  const data = join(dataDir, 'data')
+  if (!existsSync(join(oldDir, 'metadata')) || existsSync(data)) return
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  renameSync(oldDir, data)
+  log.info({ from: oldDir, to: data }, 'clickhouse_in_process_data_adopted')
 }

@@ -22,6 +22,12 @@ export async function runProcess<Out>(
   shutdown.onSignals()
   try {
     const started = await startRoles(config, log, shutdown, roles)
+    // The embedded ClickHouse server gone (its owner stopped, or it died): fail loudly, so that
+    // a supervisor restarts this process, which then starts or attaches to a server again.
+    started.engines.clickhouse?.embedded?.onLost(() => {
+      log.fatal('embedded ClickHouse server is gone; exiting')
+      void shutdown.run('clickhouse server gone').finally(() => process.exit(1))
+    })
     log.info({ url: started.served?.url }, 'process_ready')
     onReady?.(started)
   } catch (err) {

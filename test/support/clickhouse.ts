@@ -5,12 +5,14 @@ import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { migrateClickHouse } from '../../services/shared/migrate.ts'
-import { processDataDir } from '../support/harness.ts'
+import { clickhouseEnv } from './harness.ts'
 
-/** The embedded ClickHouse of this test process, migrated, without the rest of Tally. */
+const silent = pino({ level: 'silent' })
+
+/** This test file's ClickHouse database, migrated, without the rest of Tally. */
 export async function openMigratedClickHouse(): Promise<ClickHouseHandle> {
-  const ch = await openClickHouse(loadConfig({ TALLY_DATA_DIR: processDataDir() }))
-  await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, pino({ level: 'silent' }))
+  const ch = await openClickHouse(loadConfig(clickhouseEnv()), silent)
+  await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, silent)
   return ch
 }
 
