@@ -4,7 +4,7 @@ import { ALL_ROLES, selectRoles } from './compose.ts'
 // `npm start`: api, ingest and dispatcher in one process, every engine embedded unless its
 // environment variable points at a real one.
 const startedAt = Date.now()
-await runProcess('tally', selectRoles(ALL_ROLES), ({ served }) => {
+await runProcess('tally', selectRoles(ALL_ROLES), ({ served, engines }) => {
   if (!served) return
   const { url, bootstrap } = served
   const lines = [
@@ -13,6 +13,12 @@ await runProcess('tally', selectRoles(ALL_ROLES), ({ served }) => {
     `  API docs: ${url}/docs`,
     `  OpenAPI:  ${url}/openapi.json`,
   ]
+  const clickhouse = engines.clickhouse?.embedded
+  if (clickhouse)
+    lines.push(
+      `  ClickHouse for data teams (read-only, loopback only; schemas/clickhouse/README.md):`,
+      `    ${clickhouse.analystUrl}`,
+    )
   if (bootstrap?.generated) {
     lines.push(
       "  The first organization's admin API key (shown once, store it now):",

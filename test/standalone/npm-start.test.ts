@@ -34,6 +34,46 @@ async function start(dataDir: string, extraEnv: Record<string, string> = {}): Pr
   return { ...p, url: ready[1] as string, apiKey }
 }
 
+/** Runs SQL as the data teams' user printed at start, over ClickHouse's HTTP interface. */
+async function analystQuery(running: TallyProcess, sql: string): Promise<{ status: number; text: string }> {
+  const printed = /^\s+(http:\/\/analyst:\S+@127\.0\.0\.1:\d+)$/m.exec(running.output())?.[1]
+  if (!printed) throw new Error(`no ClickHouse address for data teams in:\n${running.output()}`)
+  const url = new URL(printed)
+  const res = await fetch(`${url.origin}/?database=default`, {
+    method: 'POST',
+    body: sql,
+    headers: { authorization: `Basic ${btoa(`${url.username}:${decodeURIComponent(url.password)}`)}` },
+  })
+  return { status: res.status, text: await res.text() }
+}
+
+/** A request logged through the API is there for the analyst user, who can change nothing. */
+async function dataTeamsCanReadOnly(
+  running: Running,
+  admin: { headers: Record<string, string> },
+): Promise<void> {
+  const logged = await callApi(running.url, 'POST', '/v1/request/log', {
+    as: admin,
+    body: { model: 'gpt-4o-mini', request: { messages: [] }, response: {} },
+  })
+  expect(logged.status).toBe(201)
+  const count = await analystQuery(
+    running,
+    "SELECT count() FROM request_response_rmt WHERE model = 'gpt-4o-mini' FORMAT TSV",
+  )
+  expect(count).toEqual({ status: 200, text: '1\n' })
+  for (const sql of [
+    'INSERT INTO request_response_rmt (request_id) VALUES (generateUUIDv4())',
+    'CREATE TABLE mine (x UInt8) ENGINE = Memory',
+    'DROP TABLE request_response_rmt',
+    'SELECT count() FROM request_response_rmt SETTINGS readonly = 0',
+  ]) {
+    const answer = await analystQuery(running, sql)
+    const refused = answer.status >= 400 && /readonly|Not enough privileges/i.test(answer.text)
+    expect({ sql, refused }).toEqual({ sql, refused: true })
+  }
+}
+
 describe('npm start', () => {
   it('starts on embedded engines, prints the key once, serves docs, shuts down cleanly and keeps data across restarts', async () => {
     const dataDir = freshDataDir('tally-standalone-')
@@ -48,6 +88,7 @@ describe('npm start', () => {
     })
     const created = await callApi(first.url, 'POST', '/v1/api-keys', { as: admin, body: { name: 'kept' } })
     expect(created.status).toBe(201)
+    await dataTeamsCanReadOnly(first, admin)
     expect(await stopTally(first)).toBe(0)
     // Nothing at error or fatal level on the way down.
     expect(first.output()).not.toMatch(/"level":(50|60)/)
