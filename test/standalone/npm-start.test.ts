@@ -50,7 +50,7 @@ async function analystQuery(running: TallyProcess, sql: string): Promise<{ statu
 /** A request logged through the API is there for the analyst user, who can change nothing. */
 async function dataTeamsCanReadOnly(
   running: Running,
-  admin: { headers: Record<string, string> },
+  admin: { headers: { authorization: string } },
 ): Promise<void> {
   const logged = await callApi(running.url, 'POST', '/v1/request/log', {
     as: admin,
