@@ -49,7 +49,7 @@ const ROW_ERRORS: Record<string, string> = {
  * the error's code: both @clickhouse/client and chdb raise a ClickHouseError with `code` (and
  * `type`), though from different copies of the class, so it is recognised by shape.
  */
-export function rowErrorReason(err: unknown): string | undefined {
+function rowErrorReason(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined
   const { code, type } = err as Error & { code?: unknown; type?: unknown }
   if (typeof code !== 'string' || !Object.hasOwn(ROW_ERRORS, code)) return undefined

@@ -34,7 +34,7 @@ const retrySchedule = z
   })
 
 /** Every setting of every Tally process. Parsed once at start and passed down. */
-export const configSchema = z.object({
+const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().default('127.0.0.1'),
   TALLY_DATA_DIR: z.string().default('./.tally'),

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
 
-export interface RateLimitResult {
+interface RateLimitResult {
   limit: number
   remaining: number
   /** Milliseconds until the window resets. */

@@ -21,7 +21,7 @@ export interface KafkaSuite {
   readDlq(): Promise<DeadLetter[]>
 }
 
-export interface DeadLetter {
+interface DeadLetter {
   key: string
   value: string
   headers: Record<string, string>

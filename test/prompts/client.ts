@@ -35,7 +35,7 @@ export function promptClient(tally: TestTally, org: TestOrg) {
   }
 }
 
-export type PromptClient = ReturnType<typeof promptClient>
+type PromptClient = ReturnType<typeof promptClient>
 
 export function sampleBody(overrides: Record<string, unknown> = {}) {
   return {

@@ -3,7 +3,7 @@ import type { RequestEvent } from '../../services/shared/events/request-event.ts
 import { callApi } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 
-export const WINDOW = {
+const WINDOW = {
   startTimeUnixMs: Date.parse('2026-11-01T00:00:00.000Z'),
   endTimeUnixMs: Date.parse('2026-11-03T00:00:00.000Z'),
 }

@@ -24,7 +24,7 @@ export interface CompileOptions {
 
 export const MAX_DEPTH = 32
 export const MAX_LEAVES = 200
-export const MAX_TEXT_LENGTH = 10_000
+const MAX_TEXT_LENGTH = 10_000
 /** DateTime64(3)'s range, so a bound outside it is a 400 rather than an engine error. */
 const MIN_TIME_MS = Date.UTC(1900, 0, 1)
 const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)

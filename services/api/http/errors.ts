@@ -9,7 +9,7 @@ interface ValidationItem {
 }
 
 /** "body.pageSize: must be one of 10, 25, 50, 100" from a zod validation failure. */
-export function describeValidation(context: string | undefined, items: ValidationItem[]): string {
+function describeValidation(context: string | undefined, items: ValidationItem[]): string {
   return items
     .slice(0, 5)
     .map((item) => {

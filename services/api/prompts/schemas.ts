@@ -2,13 +2,13 @@ import { z } from 'zod'
 import { isoTimestamp } from '../http/envelope.ts'
 
 export const PRODUCTION = 'production'
-export const PAGE_SIZES = [10, 25, 50, 100] as const
+const PAGE_SIZES = [10, 25, 50, 100] as const
 /** Largest create/update request accepted; the body is stored once per version, never edited. */
 export const PROMPT_REQUEST_LIMIT_BYTES = 512 * 1024
 
 export const id = z.guid('must be a UUID')
 
-export const environmentName = z
+const environmentName = z
   .string({ error: 'must be a string' })
   .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 lowercase letters, digits, - or _')
 

@@ -7,7 +7,7 @@ import type { LookupCache } from './cache.ts'
 import type { PromptRepo, VersionRow } from './repo.ts'
 import { type LinkedVersion, PRODUCTION, type PromptBody, type PromptVersion } from './schemas.ts'
 
-export const FIRST_COMMIT_MESSAGE = 'First version.'
+const FIRST_COMMIT_MESSAGE = 'First version.'
 
 export interface PromptServiceDeps {
   sql: Sql
@@ -28,10 +28,10 @@ const promptNotFound = () => notFound('Prompt not found')
 const versionNotFound = () => notFound('Prompt version not found')
 
 /** One object per version, under its organization and prompt. */
-export const storageKey = (organizationId: string, promptId: string, versionId: string) =>
+const storageKey = (organizationId: string, promptId: string, versionId: string) =>
   `prompts/${organizationId}/${promptId}/${versionId}.json`
 
-export function toVersion(row: VersionRow): PromptVersion {
+function toVersion(row: VersionRow): PromptVersion {
   const { storage_key, ...rest } = row
   return { ...rest, storage_url: storage_key }
 }

@@ -107,7 +107,7 @@ function metadata(rawHeaders: string[]) {
   return { meta: out, properties }
 }
 
-export function toIntakeEvent(
+function toIntakeEvent(
   body: z.infer<typeof heliconeLog>,
   rawHeaders: string[],
   routeProvider: string | undefined,

@@ -8,7 +8,7 @@ import { extractUsage } from './usage.ts'
 /** The largest value of every int field: the event's Avro ints and ClickHouse's columns hold int32. */
 export const INT32_MAX = 2 ** 31 - 1
 /** How far in the future a time may lie: clock skew, not a typo or a seconds/ms mix-up. */
-export const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
+const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
 export const TIME_RANGE_RULE = 'must be between 1970-01-01T00:00:00Z and 24 hours from now'
 
 /** A time Tally stores: from the Unix epoch to a day ahead (DateTime64(3, 'UTC') holds up to 2299). */
@@ -16,7 +16,7 @@ export const inTimeRange = (ms: number, now = Date.now()) =>
   Number.isFinite(ms) && ms >= 0 && ms <= now + MAX_FUTURE_MS
 
 /** A time as ISO 8601 text or Unix epoch milliseconds. */
-export const instant = z
+const instant = z
   .union([
     z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp or epoch milliseconds' }),
     z.number().int('must be an ISO 8601 timestamp or epoch milliseconds'),
@@ -77,7 +77,7 @@ function clamp(field: string, value: number): number {
 }
 
 // Properties that carry a session however it arrived (Helicone headers become these names).
-export const SESSION_PROPERTIES = {
+const SESSION_PROPERTIES = {
   id: 'Helicone-Session-Id',
   name: 'Helicone-Session-Name',
   path: 'Helicone-Session-Path',

@@ -16,10 +16,10 @@ const priceFile = z.object({
   models: z.array(modelPrice),
 })
 
-export type ModelPrice = z.infer<typeof modelPrice>
+type ModelPrice = z.infer<typeof modelPrice>
 export type PriceTable = z.infer<typeof priceFile> & { find(model: string): ModelPrice | undefined }
 
-export const PRICES_FILE = new URL('../../../schemas/prices/models.json', import.meta.url).pathname
+const PRICES_FILE = new URL('../../../schemas/prices/models.json', import.meta.url).pathname
 
 // A dated snapshot suffix (gpt-4o-2024-08-06, claude-3-5-sonnet-20241022) or "-latest" still
 // names the same priced model; anything else (gpt-4.5-preview) must not fall back to "gpt-4".

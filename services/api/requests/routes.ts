@@ -43,7 +43,7 @@ export function requestRoutes(deps: {
   }
 }
 
-export const tooLarge = (message: string) => new AppError(413, 'payload_too_large', message)
+const tooLarge = (message: string) => new AppError(413, 'payload_too_large', message)
 
 const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
 

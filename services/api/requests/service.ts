@@ -28,7 +28,7 @@ const lookupFailures = new Counter({
   help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable)',
 })
 
-export const unavailable = () =>
+const unavailable = () =>
   new AppError(503, 'unavailable', 'The events could not be recorded; retry with the same request ids')
 
 /**

@@ -164,7 +164,7 @@ export const INSERT_COLUMNS = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c.
 ]
 
 /** ClickHouse DateTime64(3, 'UTC') text form. */
-export function chTime(date: Date): string {
+function chTime(date: Date): string {
   return date.toISOString().replace('T', ' ').replace('Z', '')
 }
 

@@ -25,7 +25,7 @@ export function crc64Avro(bytes: Uint8Array): bigint {
 }
 
 /** Fingerprint of a schema's Parsing Canonical Form, as 8 little-endian bytes. */
-export function schemaFingerprint(type: avro.Type): Buffer {
+function schemaFingerprint(type: avro.Type): Buffer {
   const out = Buffer.alloc(8)
   out.writeBigUInt64LE(crc64Avro(Buffer.from(JSON.stringify(type.schema()), 'utf8')))
   return out

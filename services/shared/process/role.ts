@@ -11,7 +11,7 @@ export interface EngineNeeds {
   blobs?: boolean
 }
 
-export interface RoleContext {
+interface RoleContext {
   config: Config
   log: Logger
   /** A role registers its own closing here; steps run in reverse order of registration. */
@@ -34,7 +34,7 @@ export interface ReadinessCheck {
   check(): Promise<unknown>
 }
 
-export interface ServingContext extends RoleContext {
+interface ServingContext extends RoleContext {
   /** Hands request events to the consumers: through Kafka, or in-process. */
   publisher: EventPublisher
   /** One check per engine the process uses, Kafka included. */
