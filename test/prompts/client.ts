@@ -35,7 +35,6 @@ export function promptClient(tally: TestTally, org: TestOrg) {
   }
 }
 
-type PromptClient = ReturnType<typeof promptClient>
 
 export function sampleBody(overrides: Record<string, unknown> = {}) {
   return {
