@@ -35,7 +35,6 @@ export function promptClient(tally: TestTally, org: TestOrg) {
   }
 }
 
-
 export function sampleBody(overrides: Record<string, unknown> = {}) {
   return {
     model: 'gpt-4o-mini',
