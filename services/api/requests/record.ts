@@ -1,18 +1,21 @@
 import { z } from 'zod'
-import { REQUEST_COLUMNS, type RequestRow, type ValueKind } from '../../shared/clickhouse/request-table.ts'
+import {
+  READ,
+  REQUEST_COLUMNS,
+  type RequestRow,
+  type ValueKind,
+} from '../../shared/clickhouse/request-table.ts'
 import { parseEventBody } from '../../shared/events/request-event.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 
-/** How each kind of stored value is shown in the API's request record. */
+/**
+ * How each kind of stored value is shown in the API's request record: as it reads back, but for
+ * ids (UUIDs), times (ISO 8601 on the wire) and bodies (parsed JSON, only with includeBody).
+ */
 const SHOWN = {
+  ...READ,
   uuid: z.uuid(),
-  text: z.string(),
-  int: z.number().int(),
-  'nullable-int': z.number().int().nullable(),
-  float: z.number(),
-  bool: z.boolean(),
   time: isoTimestamp,
-  map: z.record(z.string(), z.string()),
   body: z.unknown().optional(),
 } as const satisfies Record<ValueKind, z.ZodType>
 

@@ -191,7 +191,7 @@ const utc = (text: string) =>
   new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`)
 
 /** How each kind of value reads back from JSONEachRow (64-bit integers unquoted, times ISO). */
-const READ = {
+export const READ = {
   uuid: z.string(),
   text: z.string(),
   int: z.number().int(),
