@@ -1,5 +1,5 @@
 // npm run bench:ingest — the distributed intake path on this machine: HTTP intake → real Kafka
-// (acks=all) → consumer group tally-ingest → embedded ClickHouse (chdb), with ~2 KB events.
+// (acks=all) → consumer group tally-ingest → embedded ClickHouse server, with ~2 KB events.
 // Prints events/s accepted at the API, events/s written to ClickHouse, p50/p99 from acceptance
 // (the 201) to queryable, and, in the same run, raw client.insert rows/s of the same rows as the
 // ceiling. Loopback only. Runs BENCH_SECONDS (default 60) of load; `-- --soak` (or
@@ -14,8 +14,8 @@ import { join } from 'node:path'
 import { Pool } from 'undici'
 
 const SOAK = process.argv.includes('--soak')
-// API and ingest in two processes, as the distributed deployment runs them; each has its own
-// embedded chdb, and only the ingest process's holds the rows (the figures are read there).
+// API and ingest in two processes, as the distributed deployment runs them, on one data directory:
+// the first starts the embedded ClickHouse server, the other attaches to it.
 const SPLIT = process.argv.includes('--split') || process.env.BENCH_SPLIT === '1'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SOAK ? 300 : 60))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
@@ -78,7 +78,7 @@ async function serve(role: Role) {
   const { loadPriceTable } = await import('../services/api/requests/prices.ts')
   const { INSERT_COLUMNS, toCompactRow } = await import('../services/shared/clickhouse/request-table.ts')
 
-  const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
+  const dataDir = process.env.BENCH_DATA_DIR as string
   const run = process.env.BENCH_RUN as string
   const config = loadConfig({
     PORT: '0',
@@ -151,7 +151,6 @@ async function serve(role: Role) {
       send({ inserts: read('tally_ingest_batch_events_count'), rows: read('tally_ingest_batch_events_sum') })
     } else if (m.cmd === 'stop') {
       await shutdown.run('bench finished')
-      rmSync(dataDir, { recursive: true, force: true })
       process.exit(0)
     }
   })
@@ -244,7 +243,8 @@ function startChild(role: Role, env: NodeJS.ProcessEnv) {
 
 /** Starts Tally's process(es) on `env`'s Kafka, drives the load and prints the figures. */
 async function drive(baseEnv: NodeJS.ProcessEnv) {
-  const env = { ...baseEnv, BENCH_RUN: Date.now().toString(36) }
+  const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
+  const env = { ...baseEnv, BENCH_RUN: Date.now().toString(36), BENCH_DATA_DIR: dataDir }
   // The ingest process first, so its consumer is in the group before the load starts.
   const back = startChild(SPLIT ? 'ingest' : 'all', env)
   const children = [back]
@@ -377,5 +377,7 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
     for (const c of [...children].reverse()) await c.stop()
   } finally {
     for (const c of children) c.kill()
+    // A killed child's ClickHouse server stops once it sees its owner gone: retry while it does.
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
   }
 }
