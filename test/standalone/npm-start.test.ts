@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
@@ -117,5 +117,16 @@ describe('npm start', () => {
     } finally {
       expect(await stopTally(running)).toBe(0)
     }
+  }, 120_000)
+})
+
+describe('npm start with its ClickHouse server gone', () => {
+  it('exits 1 naming it, instead of answering without its database', async () => {
+    const dataDir = freshDataDir('tally-standalone-')
+    const running = await start(dataDir)
+    const state = JSON.parse(readFileSync(join(dataDir, 'clickhouse-server', 'server.json'), 'utf8'))
+    process.kill(state.pid, 'SIGKILL')
+    expect(await running.exited).toBe(1)
+    expect(running.output()).toContain('embedded ClickHouse server is gone')
   }, 120_000)
 })
