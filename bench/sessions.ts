@@ -216,7 +216,7 @@ async function ensureData(client: ClickHouseClient) {
     format: 'JSONEachRow',
   })
   let have = Number((await rs.json<{ n: number }>())[0]?.n)
-  if (have >= REQUESTS) return
+  if (have >= REQUESTS) return mergeAll(client)
   console.log(`generating ${REQUESTS.toLocaleString()} requests into ${dataDir} (once; reused by later runs)`)
   const t = Date.now()
   // Chunks on session boundaries (10 requests each) resume where an interrupted run stopped.
@@ -233,11 +233,32 @@ async function ensureData(client: ClickHouseClient) {
     })
     console.log(`  ${(first + count).toLocaleString()} rows, ${((Date.now() - t) / 1000).toFixed(0)} s`)
   }
-  // The steady state: background merges have caught up (live traffic arrives in time order, so
-  // its parts rarely overlap; generated chunks all span the whole month and would).
-  await client.command({ query: 'OPTIMIZE TABLE request_response_rmt FINAL' })
-  await client.command({ query: 'OPTIMIZE TABLE session_hours FINAL' })
+  await mergeAll(client)
   console.log(`  generated and merged in ${((Date.now() - t) / 1000).toFixed(0)} s`)
+}
+
+/**
+ * The steady state: background merges have caught up (live traffic arrives in time order, so its
+ * parts rarely overlap; generated chunks all span the whole month and would). Done again by a run
+ * that finds a table in more parts than partitions (an earlier run stopped while merging).
+ */
+async function mergeAll(client: ClickHouseClient) {
+  for (const table of ['request_response_rmt', 'session_hours']) {
+    const rs = await client.query({
+      query: `SELECT count() > uniqExact(partition) AS unmerged FROM system.parts
+              WHERE active AND database = currentDatabase() AND table = {table:String}`,
+      query_params: { table },
+      format: 'JSONEachRow',
+    })
+    if (!(await rs.json<{ unmerged: number }>())[0]?.unmerged) continue
+    const t = Date.now()
+    // Minutes over HTTP: progress headers keep the connection from looking idle to the client.
+    await client.command({
+      query: `OPTIMIZE TABLE ${table} FINAL`,
+      clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '5000' },
+    })
+    console.log(`  merged ${table} in ${((Date.now() - t) / 1000).toFixed(0)} s`)
+  }
 }
 
 function percentile(values: number[], p: number): number {
