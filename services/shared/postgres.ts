@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Config } from './config.ts'
@@ -25,9 +26,13 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
       close: () => sql.end({ timeout: 5 }),
     }
   }
+  const dir = resolve(config.TALLY_DATA_DIR, 'postgres')
+  // Before anything is awaited: the other engines, opened at the same time, may create
+  // TALLY_DATA_DIR with a mode that keeps out the `postgres` user Postgres runs as under root.
+  mkdirSync(dir, { recursive: true, mode: 0o755 })
   // Loaded only in embedded mode: it brings koffi (for flock) and the Postgres binaries.
   const { openEmbeddedPostgres } = await import('./embedded-postgres/server.ts')
-  const embedded = await openEmbeddedPostgres({ dir: resolve(config.TALLY_DATA_DIR, 'postgres'), log })
+  const embedded = await openEmbeddedPostgres({ dir, log })
   const sql = connect(embedded.url)
   return {
     sql,

@@ -178,35 +178,61 @@ describe('embedded Postgres shared by several processes', () => {
 describe.skipIf(!engines().kafkaBrokers)(
   'the distributed entries on one data directory, without DATABASE_URL',
   () => {
-    it('the dispatcher owns the embedded Postgres, the API attaches; once the owner stops, /readyz says postgres is unavailable', async () => {
-      const dir = dataDir()
+    const entryEnv = (dir: string) => {
       const topic = `tally.test.pgshared.${Date.now()}`
-      const env = {
+      return {
         TALLY_DATA_DIR: dir,
         KAFKA_BROKERS: engines().kafkaBrokers ?? '',
         TALLY_REQUEST_TOPIC: topic,
         TALLY_DLQ_TOPIC: `${topic}.dlq`,
         TALLY_CONSUMER_GROUP_PREFIX: `${topic}.`,
       }
-      const ready = (p: TallyProcess) =>
-        waitForOutput(p, (output) => output.includes('"msg":"process_ready"'), {
-          what: 'process_ready',
-          timeoutMs: 90_000,
-        })
+    }
+    const ready = (p: TallyProcess) =>
+      waitForOutput(p, (output) => output.includes('"msg":"process_ready"'), {
+        what: 'process_ready',
+        timeoutMs: 90_000,
+      })
+    const urlOf = (api: TallyProcess) =>
+      /"url":"(http:[^"]+)","msg":"process_ready"/.exec(api.output())?.[1] as string
+
+    it('as the README runs them: the API first owns both engines, ingest and the dispatcher attach, the owner stops last', async () => {
+      // Not made yet: the engines the API opens at once create it, and Postgres (run as the
+      // `postgres` user under root) must still be able to enter it.
+      const dir = join(dataDir(), 'tally')
+      dataDirs.push(dir)
+      const env = entryEnv(dir)
+      const api = spawnTally('services/api/main.ts', env)
+      await ready(api)
+      expect(api.output()).toContain('embedded_postgres_started')
+      const others = ['services/ingest/main.ts', 'services/dispatcher/main.ts'].map((entry) =>
+        spawnTally(entry, env),
+      )
+      await Promise.all(others.map(ready))
+      expect(others[1]?.output()).toContain('embedded_postgres_attached')
+      expect((await callApi(urlOf(api), 'GET', '/readyz')).status).toBe(200)
+      expect(await Promise.all(others.map(stopTally))).toEqual([0, 0])
+      expect(await stopTally(api)).toBe(0)
+      for (const p of [api, ...others]) expect(p.output()).not.toMatch(/"level":(50|60)/)
+      expect(existsSync(postmasterPidFile(dir))).toBe(false)
+    }, 180_000)
+
+    it('the dispatcher owns the embedded Postgres, the API attaches; once the owner stops, /readyz says postgres is unavailable', async () => {
+      const dir = dataDir()
+      const env = entryEnv(dir)
       const dispatcher = spawnTally('services/dispatcher/main.ts', env)
       await ready(dispatcher)
       expect(dispatcher.output()).toContain('embedded_postgres_started')
       const api = spawnTally('services/api/main.ts', env)
       await ready(api)
-      const url = /"url":"(http:[^"]+)","msg":"process_ready"/.exec(api.output())?.[1] as string
       expect(api.output()).toContain('embedded_postgres_attached')
-      expect((await callApi(url, 'GET', '/readyz')).status).toBe(200)
+      expect((await callApi(urlOf(api), 'GET', '/readyz')).status).toBe(200)
 
       expect(await stopTally(dispatcher)).toBe(0)
       expect(existsSync(postmasterPidFile(dir))).toBe(false)
       const readiness = await waitFor(
         async () => {
-          const res = await callApi(url, 'GET', '/readyz')
+          const res = await callApi(urlOf(api), 'GET', '/readyz')
           return res.status === 503 && res
         },
         { what: '/readyz to answer 503 once the owner stopped Postgres', timeoutMs: 15_000 },
