@@ -45,6 +45,8 @@ const configSchema = z.object({
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
   CLICKHOUSE_URL: optionalString,
+  /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
+  TALLY_CLICKHOUSE_REQUEST_TIMEOUT: z.string().default('60s').transform(parseDuration),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   CLICKHOUSE_DATABASE: z

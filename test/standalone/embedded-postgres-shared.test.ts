@@ -2,12 +2,9 @@ import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  isAlive,
-  runningPostmaster,
-  stopPostmaster,
-} from '../../services/shared/embedded-postgres/postmaster.ts'
+import { runningPostmaster, stopPostmaster } from '../../services/shared/embedded-postgres/postmaster.ts'
 import { freePort } from '../../services/shared/net.ts'
+import { isAlive } from '../../services/shared/os.ts'
 import { callApi } from '../support/api.ts'
 import { engines } from '../support/harness.ts'
 import {

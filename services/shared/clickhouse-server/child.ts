@@ -6,12 +6,13 @@
  * when the pipe closes because the parent is gone (even after kill -9): the server never outlives
  * its owner.
  */
-import { openSync, renameSync, writeFileSync } from 'node:fs'
+import { renameSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { hardExit, runClickHouse, tryLock } from './native.ts'
+import { tryLockFile } from '../file-lock.ts'
+import { hardExit, runClickHouse } from './native.ts'
 import { listeningPorts } from './proc.ts'
 import {
   type ChildMessage,
@@ -78,14 +79,18 @@ async function stop(reason: string): Promise<void> {
  * `KILL QUERY` of the keep-alive query, on a connection that closes after it (agent: false): an
  * idle keep-alive connection would make ClickHouse wait for it before it shuts down.
  */
-function killKeepAlive(httpPort: number): Promise<void> {
-  const query = encodeURIComponent(`KILL QUERY WHERE query_id = '${KEEPALIVE_QUERY_ID}' ASYNC`)
+async function killKeepAlive(httpPort: number): Promise<void> {
+  await runSql(httpPort, `KILL QUERY WHERE query_id = '${KEEPALIVE_QUERY_ID}' ASYNC`)
+}
+
+/** One statement as Tally's user, on a connection of its own; its answer's text. */
+function runSql(httpPort: number, sql: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         host: '127.0.0.1',
         port: httpPort,
-        path: `/?query=${query}`,
+        path: `/?query=${encodeURIComponent(sql)}`,
         method: 'POST',
         agent: false,
         auth: `${options.username}:${options.password}`,
@@ -97,7 +102,9 @@ function killKeepAlive(httpPort: number): Promise<void> {
           body += chunk
         })
         res.on('end', () =>
-          res.statusCode === 200 ? resolve() : reject(new Error(`HTTP ${res.statusCode}: ${body.trim()}`)),
+          res.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`HTTP ${res.statusCode}: ${body.trim()}`)),
         )
       },
     )
@@ -119,8 +126,8 @@ createInterface({ input: pipe }).on('line', (line) => {
 })
 
 function lockThenStart(): void {
-  const lockFd = openSync(join(options.dataDir, FILES.lock), 'a', 0o600)
-  if (tryLock(lockFd)) {
+  // Held until this process ends, however it ends: the kernel then releases it.
+  if (tryLockFile(join(options.dataDir, FILES.lock))) {
     start()
     return
   }
@@ -152,7 +159,7 @@ function start(): void {
   const poll = () => {
     const ports = listeningPorts()
     const found = options.httpPort === 0 ? ports[0] : ports.find((p) => p === options.httpPort)
-    if (found !== undefined) return listening(found)
+    if (found !== undefined) return void listening(found, deadline)
     if (Date.now() > deadline) {
       process.stderr.write(
         `clickhouse-server child: ClickHouse listened on no port after ${options.listenDeadlineMs} ms\n`,
@@ -164,7 +171,19 @@ function start(): void {
   poll()
 }
 
-function listening(found: number): void {
+/**
+ * Reports the port once the keep-alive query runs: ClickHouse sets up its own signal handling as
+ * that query starts, and stopping means killing that query, so neither may race a stop request.
+ */
+async function listening(found: number, deadline: number): Promise<void> {
+  const running = `SELECT count() FROM system.processes WHERE query_id = '${KEEPALIVE_QUERY_ID}'`
+  while ((await runSql(found, running).catch(() => '0')).trim() !== '1') {
+    if (Date.now() > deadline) {
+      process.stderr.write('clickhouse-server child: the keep-alive query did not start in time\n')
+      hardExit(EXIT.noListener)
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+  }
   port = found
   const state: ServerState = { pid: process.pid, httpPort: found, startedAt: new Date().toISOString() }
   const path = join(options.dataDir, FILES.state)

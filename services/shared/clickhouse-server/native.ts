@@ -1,16 +1,12 @@
 /**
- * The native calls the child makes through koffi: libc for locking, threads and exiting, and
+ * The native calls the child makes through koffi: libc for threads and exiting, and
  * libchdb's argv entry point. Loaded only in the child process.
  */
 import koffi from 'koffi'
 
-const LOCK_EX = 2
-const LOCK_NB = 4
-const EWOULDBLOCK = 11
 const THREAD_STACK_BYTES = 16 * 1024 * 1024
 
 const libc = koffi.load('libc.so.6')
-const flock = libc.func('int flock(int fd, int operation)')
 const exitNow = libc.func('void _exit(int status)')
 const strdup = libc.func('void *strdup(const char *s)')
 const malloc = libc.func('void *malloc(size_t size)')
@@ -20,14 +16,6 @@ const attrSetStackSize = libc.func('int pthread_attr_setstacksize(void *attr, si
 const pthreadCreate = libc.func(
   'int pthread_create(_Out_ uint64_t *thread, void *attr, void *start, void *arg)',
 )
-
-/** flock(LOCK_EX | LOCK_NB): true when this process now holds the lock, false when another does. */
-export function tryLock(fd: number): boolean {
-  if (flock(fd, LOCK_EX | LOCK_NB) === 0) return true
-  const errno = koffi.errno()
-  if (errno === EWOULDBLOCK) return false
-  throw new Error(`flock failed with errno ${errno}`)
-}
 
 /**
  * Ends the process at once. The child must never call exit(3) (process.exit) once ClickHouse

@@ -4,11 +4,12 @@
  * One server per data directory; a process that finds one already serving its directory attaches
  * to it instead of starting another.
  */
-import { mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
+import { delay, isAlive } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
 import { FILES, type ServerState } from './protocol.ts'
 import { spawnServer } from './spawn.ts'
-import { addresses, delay, findRunning, isAlive } from './state.ts'
+import { addresses, findRunning } from './state.ts'
 
 export interface ServerLog {
   info(obj: object, msg: string): void
@@ -69,7 +70,10 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   // The child relies on glibc (on_exit, libc.so.6) and /proc; chdb ships libchdb.so for glibc only.
   if (process.platform !== 'linux')
     throw new Error(`ClickHouse server: runs on Linux only, not ${process.platform}`)
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  // Only the server's own directory is private: a parent made here (TALLY_DATA_DIR) keeps the
+  // usual mode, which embedded Postgres, run as the postgres user under root, must be able to enter.
+  mkdirSync(dataDir, { recursive: true })
+  chmodSync(dataDir, 0o700)
   const credentials = loadCredentials(dataDir)
   for (;;) {
     const running = await findRunning(dataDir)

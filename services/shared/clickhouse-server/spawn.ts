@@ -3,10 +3,11 @@ import { spawn } from 'node:child_process'
 import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { libchdbPath } from 'chdb/libchdb'
+import { delay } from '../os.ts'
 import type { Credentials } from './config.ts'
 import { type ChildMessage, EXIT, type ParentMessage } from './protocol.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './server.ts'
-import { addresses, delay, forgetState, ping, within } from './state.ts'
+import { addresses, forgetState, ping, within } from './state.ts'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))
 const POLL_MS = 50

@@ -2,6 +2,7 @@
 import { readFileSync, rmSync } from 'node:fs'
 import { get } from 'node:http'
 import { join } from 'node:path'
+import { isAlive } from '../os.ts'
 import type { Credentials } from './config.ts'
 import { FILES, type ServerState } from './protocol.ts'
 
@@ -27,15 +28,6 @@ export function forgetState(dataDir: string, pid: number | undefined): void {
   }
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM' // alive, owned by another user
-  }
-}
-
 export function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const req = get({ host: '127.0.0.1', port, path: '/ping', agent: false, timeout: 1_000 }, (res) => {
@@ -49,8 +41,6 @@ export function ping(port: number): Promise<boolean> {
     req.on('error', () => resolve(false))
   })
 }
-
-export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The promise's value, or undefined once `ms` have passed; leaves no timer behind. */
 export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

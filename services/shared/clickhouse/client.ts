@@ -39,7 +39,7 @@ const settings: ClickHouseSettings = {
 export async function openClickHouse(config: Config, log: Logger): Promise<ClickHouseHandle> {
   const database = config.CLICKHOUSE_DATABASE
   if (config.CLICKHOUSE_URL) {
-    const client = await connect(config.CLICKHOUSE_URL, database)
+    const client = await connect(config.CLICKHOUSE_URL, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
     return {
       client,
       describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
@@ -58,7 +58,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   })
   let client: ClickHouseClient
   try {
-    client = await connect(server.url, database)
+    client = await connect(server.url, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
   } catch (err) {
     await server.stop()
     throw err
@@ -82,9 +82,9 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   }
 }
 
-async function connect(url: string, database: string): Promise<ClickHouseClient> {
+async function connect(url: string, database: string, timeoutMs: number): Promise<ClickHouseClient> {
   if (database !== 'default') {
-    const admin = createClient({ url, request_timeout: 30_000 })
+    const admin = createClient({ url, request_timeout: timeoutMs })
     try {
       // The name matched CLICKHOUSE_DATABASE's identifier rule in the config: no quoting needed.
       await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
@@ -92,7 +92,7 @@ async function connect(url: string, database: string): Promise<ClickHouseClient>
       await admin.close()
     }
   }
-  return createClient({ url, database, clickhouse_settings: settings, request_timeout: 60_000 })
+  return createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs })
 }
 
 /**

@@ -7,7 +7,8 @@ import { existsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { promisify } from 'node:util'
 import type { Logger } from '../logger.ts'
-import { delay, probe } from './postmaster.ts'
+import { delay } from '../os.ts'
+import { probe } from './postmaster.ts'
 
 const STDERR_LINES = 20
 const PROBE_MS = 2_000

@@ -18,8 +18,9 @@ import { join } from 'node:path'
 import { type FileLock, lockHolder, tryLockFile } from '../file-lock.ts'
 import type { Logger } from '../logger.ts'
 import { freePort } from '../net.ts'
+import { delay, isAlive } from '../os.ts'
 import { initialiseCluster, launchPostgres } from './launch.ts'
-import { delay, isAlive, probe, runningPostmaster, stopPostmaster } from './postmaster.ts'
+import { probe, runningPostmaster, stopPostmaster } from './postmaster.ts'
 
 export interface EmbeddedPostgresOptions {
   /** Tally passes `$TALLY_DATA_DIR/postgres`; the cluster itself is its `data/`. */
