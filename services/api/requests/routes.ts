@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import type { QueryLimits } from '../../shared/clickhouse/query-limits.ts'
 import { SORT_COLUMNS, type SortField } from '../../shared/clickhouse/request-table.ts'
 import type { Config } from '../../shared/config.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
@@ -8,7 +9,7 @@ import type { EventPublisher } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, errorEnvelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
@@ -29,9 +30,10 @@ export function requestRoutes(deps: {
   config: Config
   log: Logger
   clickhouse: ClickHouseClient
+  limits: QueryLimits
   publisher: EventPublisher
 }): FastifyPluginAsyncZod {
-  const repo = createRequestRepo(deps.clickhouse)
+  const repo = createRequestRepo(deps.clickhouse, deps.limits)
   const prices = loadPriceTable()
   const intake = createIntake({ repo, publisher: deps.publisher, prices, log: deps.log })
   const maxBytes = deps.config.TALLY_INTAKE_MAX_BYTES
@@ -118,7 +120,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         tags: ['requests'],
         summary: "Query the organization's requests with a filter tree, sorted and paged",
         body: queryBody,
-        response: { 200: envelope(z.array(requestRecord)), ...errorResponses },
+        response: { 200: envelope(z.array(requestRecord)), ...queryErrorResponses },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -144,7 +146,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         tags: ['requests'],
         summary: 'One request with its bodies',
         params: idParams,
-        response: { 200: envelope(requestRecord), ...errorResponses },
+        response: { 200: envelope(requestRecord), ...queryErrorResponses },
       },
       handler: async (request) => {
         const row = await deps.repo.get(principalOf(request).organizationId, request.params.id)
