@@ -16,6 +16,7 @@ import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { installErrorHandling } from './http/errors.ts'
 import { installOpenApi } from './http/openapi.ts'
+import { createQueryGate } from './http/query-gate.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
@@ -80,13 +81,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => auth.close())
 
   const limits = queryLimits(deps.config)
+  const gate = createQueryGate(
+    deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
+    deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
+  )
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
     await api.register(apiKeyRoutes(keys, auth.forget))
-    await api.register(requestRoutes({ ...deps, limits }))
-    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits)))
+    await api.register(requestRoutes({ ...deps, limits, gate }))
+    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits), gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
   })

@@ -98,6 +98,8 @@ export const configSchema = z.object({
     .min(1)
     .max(1024)
     .default(() => Math.max(1, Math.floor(availableParallelism() / 2))),
+  /** Queries of one organization running at once per API process; the others wait their turn. */
+  TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),

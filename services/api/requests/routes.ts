@@ -10,6 +10,7 @@ import type { Logger } from '../../shared/logger.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, errorEnvelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
+import type { QueryGate } from '../http/query-gate.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
@@ -19,6 +20,7 @@ import { createIntake, type Intake } from './service.ts'
 
 interface RequestRouteDeps {
   repo: RequestRepo
+  gate: QueryGate
   intake: Intake
   prices: PriceTable
   maxEvents: number
@@ -31,6 +33,7 @@ export function requestRoutes(deps: {
   log: Logger
   clickhouse: ClickHouseClient
   limits: QueryLimits
+  gate: QueryGate
   publisher: EventPublisher
 }): FastifyPluginAsyncZod {
   const repo = createRequestRepo(deps.clickhouse, deps.limits)
@@ -39,7 +42,14 @@ export function requestRoutes(deps: {
   const maxBytes = deps.config.TALLY_INTAKE_MAX_BYTES
   return async (app) => {
     await app.register(
-      tallyRoutes({ repo, intake, prices, maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS, maxBytes }),
+      tallyRoutes({
+        repo,
+        gate: deps.gate,
+        intake,
+        prices,
+        maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+        maxBytes,
+      }),
     )
     await app.register(heliconeRoutes({ intake, maxBytes }))
   }
@@ -129,15 +139,18 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
           SortField,
           'asc' | 'desc',
         ]
-        const rows = await deps.repo.query({
-          organizationId,
-          filter: compileRequestFilter(filter, { path: 'body.filter' }),
-          sort: { field, direction },
-          offset,
-          limit,
-          includeBody,
+        const compiled = compileRequestFilter(filter, { path: 'body.filter' })
+        return deps.gate.run(organizationId, async () => {
+          const rows = await deps.repo.query({
+            organizationId,
+            filter: compiled,
+            sort: { field, direction },
+            offset,
+            limit,
+            includeBody,
+          })
+          return ok(rows.map(toRecord))
         })
-        return ok(rows.map(toRecord))
       },
     })
 
@@ -149,9 +162,12 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         response: { 200: envelope(requestRecord), ...queryErrorResponses },
       },
       handler: async (request) => {
-        const row = await deps.repo.get(principalOf(request).organizationId, request.params.id)
-        if (!row) throw notFound('Request not found')
-        return ok(toRecord(row))
+        const { organizationId } = principalOf(request)
+        return deps.gate.run(organizationId, async () => {
+          const row = await deps.repo.get(organizationId, request.params.id)
+          if (!row) throw notFound('Request not found')
+          return ok(toRecord(row))
+        })
       },
     })
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import type { QueryGate } from '../http/query-gate.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 import { atCallerOffset } from './time.ts'
@@ -127,7 +128,7 @@ function toSession(row: SessionRow, timezoneDifference: number): z.infer<typeof 
   }
 }
 
-export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
+export function sessionRoutes(repo: SessionRepo, gate: QueryGate): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/session/query', {
       schema: {
@@ -138,8 +139,10 @@ export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)
-        const rows = await repo.page(query)
-        return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+        return gate.run(query.organizationId, async () => {
+          const rows = await repo.page(query)
+          return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+        })
       },
     })
 
@@ -151,8 +154,8 @@ export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
         response: { 200: envelope(z.object({ count: z.number().int() })), ...queryErrorResponses },
       },
       handler: async (request) => {
-        const count = await repo.count(toQuery(principalOf(request).organizationId, request.body))
-        return ok({ count })
+        const query = toQuery(principalOf(request).organizationId, request.body)
+        return gate.run(query.organizationId, async () => ok({ count: await repo.count(query) }))
       },
     })
   }
