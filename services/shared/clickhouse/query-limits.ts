@@ -91,8 +91,8 @@ export function queryLimits(config: Config): QueryLimits {
     deadlineMs: timeMs + GRACE_MS,
     exceeded(err) {
       if (err instanceof DeadlinePassed) return refused(time)
-      if (!(err instanceof ClickHouseError)) return undefined
-      const found = byCode[err.code]
+      const code = clickHouseCode(err)
+      const found = code === undefined ? undefined : byCode[code]
       return found === undefined ? undefined : refused(found)
     },
   }
@@ -100,6 +100,19 @@ export function queryLimits(config: Config): QueryLimits {
 
 /** Tally stopped waiting for a query at its deadline. */
 class DeadlinePassed extends Error {}
+
+/**
+ * The code of an error ClickHouse answered. @clickhouse/client bundles its own ClickHouseError;
+ * chdb's in-process connection throws the same class from @clickhouse/client-common, which
+ * instanceof cannot see as the same.
+ */
+function clickHouseCode(err: unknown): string | undefined {
+  if (err instanceof ClickHouseError) return err.code
+  if (err instanceof Error && err.constructor.name === 'ClickHouseError' && 'code' in err) {
+    return String(err.code)
+  }
+  return undefined
+}
 
 /**
  * Runs one caller's SELECT under the limits and returns its rows (JSONEachRow, unchecked: the
