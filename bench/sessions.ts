@@ -9,6 +9,7 @@ import { createApiKeyRepo } from '../services/api/keys/repo.ts'
 import { createSessionRepo } from '../services/api/sessions/repo.ts'
 import { sessionQueryBody, toQuery } from '../services/api/sessions/routes.ts'
 import type { ClickHouseClient } from '../services/shared/clickhouse/client.ts'
+import { queryLimits } from '../services/shared/clickhouse/query-limits.ts'
 import { loadConfig } from '../services/shared/config.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { createShutdown } from '../services/shared/shutdown.ts'
@@ -128,7 +129,7 @@ console.log(
 console.log(
   'case                          api p50   api p95   own p50   own p95   overhead  ceil p50  ceil p95  same answer',
 )
-const repo = createSessionRepo(clickhouse)
+const repo = createSessionRepo(clickhouse, queryLimits(config))
 const results: { name: string; api: number[]; ceiling: number[] }[] = []
 for (const c of cases) {
   const params: Record<string, unknown> = {

@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
+import { queryLimits } from '../shared/clickhouse/query-limits.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -15,6 +16,7 @@ import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { installErrorHandling } from './http/errors.ts'
 import { installOpenApi } from './http/openapi.ts'
+import { createQueryGate } from './http/query-gate.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
@@ -78,13 +80,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const auth = await createAuthenticator(keys, deps.sql, deps.log)
   app.addHook('onClose', () => auth.close())
 
+  const limits = queryLimits(deps.config)
+  const gate = createQueryGate(
+    deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
+    deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
+  )
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
     await api.register(apiKeyRoutes(keys, auth.forget))
-    await api.register(requestRoutes(deps))
-    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse)))
+    await api.register(requestRoutes({ ...deps, limits, gate }))
+    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits), gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
   })

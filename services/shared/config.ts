@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
 const optionalString = z
@@ -18,6 +19,11 @@ export function parseDuration(text: string): number {
   if (!m) throw new Error(`"${text}" is not a duration like 500ms, 5s, 2m, 1h or 1d`)
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
 }
+
+const GiB = 1024 ** 3
+const MiB = 1024 ** 2
+const count = (fallback: number) =>
+  z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(fallback)
 
 const retrySchedule = z
   .string()
@@ -75,6 +81,29 @@ const configSchema = z.object({
     .default(10 * 1024 * 1024),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
+  /**
+   * Limits of every ClickHouse query run for a caller (request and session queries, the intake's
+   * look-up); see services/shared/clickhouse/query-limits.ts and the README for the defaults' reasons.
+   */
+  TALLY_QUERY_MAX_EXECUTION_TIME: z
+    .string()
+    .default('10s')
+    .transform(parseDuration)
+    .refine((ms) => ms >= 100, 'must be at least 100ms'),
+  TALLY_QUERY_MAX_ROWS_TO_READ: count(100_000_000),
+  TALLY_QUERY_MAX_BYTES_TO_READ: count(10 * GiB),
+  TALLY_QUERY_MAX_MEMORY: count(2 * GiB),
+  TALLY_QUERY_MAX_RESULT_ROWS: count(10_000),
+  TALLY_QUERY_MAX_RESULT_BYTES: count(32 * MiB),
+  /** Half the cores (at least one): one query never holds every core. */
+  TALLY_QUERY_MAX_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .default(() => Math.max(1, Math.floor(availableParallelism() / 2))),
+  /** Queries of one organization running at once per API process; the others wait their turn. */
+  TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),

@@ -4,7 +4,9 @@ import {
   compileRequestFilter,
   compileSessionFilter,
   MAX_DEPTH,
+  MAX_FILTER_WILDCARDS,
   MAX_LEAVES,
+  MAX_PATTERN_UNDERSCORES,
 } from '../../services/api/filters/compile.ts'
 import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
@@ -328,6 +330,31 @@ describe('invalid filters are a 400 naming the offending path', () => {
   it('accepts exactly the limits', () => {
     expect(() => compileRequestFilter(deep(MAX_DEPTH))).not.toThrow()
     expect(() => compileRequestFilter(wide(MAX_LEAVES))).not.toThrow()
+  })
+
+  it('bounds the wildcards of like and ilike patterns, the costly part of a filter', () => {
+    const underscores = (n: number) => leaf('request_body', 'ilike', `%a${'_'.repeat(n)}b%`)
+    expect(() => compileRequestFilter(underscores(MAX_PATTERN_UNDERSCORES))).not.toThrow()
+    expect(rejection(() => compileRequestFilter(underscores(MAX_PATTERN_UNDERSCORES + 1)))).toBe(
+      `body.filter.request_response_rmt.request_body.ilike: holds ${MAX_PATTERN_UNDERSCORES + 1} _ wildcards; at most ${MAX_PATTERN_UNDERSCORES} per pattern (write \\_ for a literal _)`,
+    )
+    // Escaped, they are literal characters.
+    expect(() => compileRequestFilter(leaf('user_id', 'like', `%${'\\_'.repeat(100)}%`))).not.toThrow()
+    // In all: `%x%` holds two; the budget counts across leaves, properties included.
+    const spread = (leaves: number, first = 0): unknown =>
+      leaves === 1
+        ? { properties: { [`k${first}`]: { like: `%${first}%` } } }
+        : {
+            left: spread(leaves >> 1, first),
+            operator: 'and',
+            right: spread(leaves - (leaves >> 1), first + (leaves >> 1)),
+          }
+    expect(() => compileRequestFilter(spread(MAX_FILTER_WILDCARDS / 2))).not.toThrow()
+    expect(rejection(() => compileRequestFilter(spread(MAX_FILTER_WILDCARDS / 2 + 1)))).toMatch(
+      /\.like: the filter's like and ilike patterns hold more than 64 wildcards \(% and _\) in all$/,
+    )
+    // Other operators take % and _ as plain text.
+    expect(() => compileRequestFilter(leaf('request_body', 'contains', '_'.repeat(1000)))).not.toThrow()
   })
 
   it('names the path inside a branch', () => {

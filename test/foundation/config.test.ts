@@ -31,6 +31,22 @@ describe('configuration', () => {
     )
   })
 
+  it('has query limits that the sessions benchmark stays inside, each settable', () => {
+    const config = loadConfig({})
+    expect(config.TALLY_QUERY_MAX_EXECUTION_TIME).toBe(10_000)
+    expect(config.TALLY_QUERY_MAX_ROWS_TO_READ).toBe(100_000_000)
+    expect(config.TALLY_QUERY_MAX_THREADS).toBeGreaterThanOrEqual(1)
+    const set = loadConfig({ TALLY_QUERY_MAX_EXECUTION_TIME: '500ms', TALLY_QUERY_MAX_MEMORY: '1048576' })
+    expect(set.TALLY_QUERY_MAX_EXECUTION_TIME).toBe(500)
+    expect(set.TALLY_QUERY_MAX_MEMORY).toBe(1_048_576)
+    expect(() => loadConfig({ TALLY_QUERY_MAX_EXECUTION_TIME: '10ms' })).toThrowError(
+      /TALLY_QUERY_MAX_EXECUTION_TIME: must be at least 100ms/,
+    )
+    expect(() => loadConfig({ TALLY_QUERY_MAX_ROWS_TO_READ: '0' })).toThrowError(
+      /TALLY_QUERY_MAX_ROWS_TO_READ/,
+    )
+  })
+
   it('parses durations', () => {
     expect(parseDuration('250ms')).toBe(250)
     expect(parseDuration('2m')).toBe(120_000)

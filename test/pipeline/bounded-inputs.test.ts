@@ -5,6 +5,7 @@ import { loadPriceTable } from '../../services/api/requests/prices.ts'
 import { createRequestRepo } from '../../services/api/requests/repo.ts'
 import { createIntake } from '../../services/api/requests/service.ts'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
+import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
 import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
@@ -112,7 +113,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
     const org = await tally.newOrg()
     // Past the route's validation (called directly): the service is the last line of defence.
     const intake = createIntake({
-      repo: createRequestRepo(tally.clickhouse),
+      repo: createRequestRepo(tally.clickhouse, queryLimits(tally.config)),
       publisher: tally.publisher,
       prices: loadPriceTable(),
       log,

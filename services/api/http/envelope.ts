@@ -21,6 +21,12 @@ export const errorResponses = {
   500: errorEnvelope,
 } as const
 
+/** Routes that query ClickHouse for the caller may also exceed a query limit (docs/requests.md). */
+export const queryErrorResponses = {
+  ...errorResponses,
+  422: errorEnvelope.describe('The query exceeded a query limit; the message names it and its value'),
+} as const
+
 export const ok = <T>(data: T) => ({ data, error: null })
 
 /** A timestamp: a Date in handlers, an ISO 8601 string on the wire. */

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
 import {
   READ_SETTINGS,
   REQUEST_TABLE,
@@ -14,18 +15,12 @@ import type { CompiledFilter } from '../filters/compile.ts'
 const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()
 
-export function createRequestRepo(client: ClickHouseClient) {
-  async function rows<T>(query: string, params: Record<string, unknown>): Promise<T[]> {
-    const rs = await client.query({
-      query,
-      query_params: params,
-      format: 'JSONEachRow',
-      clickhouse_settings: READ_SETTINGS,
-    })
-    return rs.json<T>()
-  }
+/** Every read runs for a caller, so every read carries the query limits. */
+export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits) {
+  const rows = (query: string, params: Record<string, unknown>) =>
+    readRows(client, limits, { query, query_params: params, clickhouse_settings: READ_SETTINGS })
   const requests = async (query: string, params: Record<string, unknown>) =>
-    rowsSchema.parse(await rows<unknown>(query, params))
+    rowsSchema.parse(await rows(query, params))
 
   return {
     /** One page of the organization's requests matching the compiled filter. */
@@ -74,7 +69,7 @@ export function createRequestRepo(client: ClickHouseClient) {
     async createdAtOf(organizationId: string, requestIds: string[]): Promise<Map<string, Date>> {
       if (requestIds.length === 0) return new Map()
       const found = createdAtSchema.parse(
-        await rows<unknown>(
+        await rows(
           `SELECT request_id, toUnixTimestamp64Milli(min(request_created_at)) AS created_at
          FROM ${REQUEST_TABLE}
          WHERE organization_id = {organization_id:UUID} AND request_id IN {ids:Array(UUID)}

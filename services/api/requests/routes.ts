@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import type { QueryLimits } from '../../shared/clickhouse/query-limits.ts'
 import { SORT_COLUMNS, type SortField } from '../../shared/clickhouse/request-table.ts'
 import type { Config } from '../../shared/config.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
@@ -8,7 +9,8 @@ import type { EventPublisher } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, errorEnvelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
+import type { QueryGate } from '../http/query-gate.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
@@ -18,6 +20,7 @@ import { createIntake, type Intake } from './service.ts'
 
 interface RequestRouteDeps {
   repo: RequestRepo
+  gate: QueryGate
   intake: Intake
   prices: PriceTable
   maxEvents: number
@@ -29,15 +32,24 @@ export function requestRoutes(deps: {
   config: Config
   log: Logger
   clickhouse: ClickHouseClient
+  limits: QueryLimits
+  gate: QueryGate
   publisher: EventPublisher
 }): FastifyPluginAsyncZod {
-  const repo = createRequestRepo(deps.clickhouse)
+  const repo = createRequestRepo(deps.clickhouse, deps.limits)
   const prices = loadPriceTable()
   const intake = createIntake({ repo, publisher: deps.publisher, prices, log: deps.log })
   const maxBytes = deps.config.TALLY_INTAKE_MAX_BYTES
   return async (app) => {
     await app.register(
-      tallyRoutes({ repo, intake, prices, maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS, maxBytes }),
+      tallyRoutes({
+        repo,
+        gate: deps.gate,
+        intake,
+        prices,
+        maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+        maxBytes,
+      }),
     )
     await app.register(heliconeRoutes({ intake, maxBytes }))
   }
@@ -118,7 +130,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         tags: ['requests'],
         summary: "Query the organization's requests with a filter tree, sorted and paged",
         body: queryBody,
-        response: { 200: envelope(z.array(requestRecord)), ...errorResponses },
+        response: { 200: envelope(z.array(requestRecord)), ...queryErrorResponses },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -127,15 +139,18 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
           SortField,
           'asc' | 'desc',
         ]
-        const rows = await deps.repo.query({
-          organizationId,
-          filter: compileRequestFilter(filter, { path: 'body.filter' }),
-          sort: { field, direction },
-          offset,
-          limit,
-          includeBody,
+        const compiled = compileRequestFilter(filter, { path: 'body.filter' })
+        return deps.gate.run(organizationId, async () => {
+          const rows = await deps.repo.query({
+            organizationId,
+            filter: compiled,
+            sort: { field, direction },
+            offset,
+            limit,
+            includeBody,
+          })
+          return ok(rows.map(toRecord))
         })
-        return ok(rows.map(toRecord))
       },
     })
 
@@ -144,12 +159,15 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         tags: ['requests'],
         summary: 'One request with its bodies',
         params: idParams,
-        response: { 200: envelope(requestRecord), ...errorResponses },
+        response: { 200: envelope(requestRecord), ...queryErrorResponses },
       },
       handler: async (request) => {
-        const row = await deps.repo.get(principalOf(request).organizationId, request.params.id)
-        if (!row) throw notFound('Request not found')
-        return ok(toRecord(row))
+        const { organizationId } = principalOf(request)
+        return deps.gate.run(organizationId, async () => {
+          const row = await deps.repo.get(organizationId, request.params.id)
+          if (!row) throw notFound('Request not found')
+          return ok(toRecord(row))
+        })
       },
     })
 

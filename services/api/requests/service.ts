@@ -25,7 +25,7 @@ const rejected = new Counter({
 
 const lookupFailures = new Counter({
   name: 'tally_intake_lookup_failures_total',
-  help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable)',
+  help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable, or the look-up exceeded a query limit)',
 })
 
 const unavailable = () =>
@@ -98,8 +98,8 @@ export function createIntake(deps: {
         supplied.map((e) => e.request_id),
       )
     } catch (err) {
-      // ClickHouse unreachable: accepting matters more (callers like Helicone's logger never
-      // retry). The cost is a possible second row, only for a re-send with a new created_at.
+      // ClickHouse unreachable (or the look-up exceeded a query limit): accepting matters more
+      // (callers like Helicone's logger never retry). The cost is a possible second row, only for a re-send with a new created_at.
       lookupFailures.inc()
       deps.log.warn({ err, events: supplied.length }, 'intake_created_at_lookup_failed')
     }

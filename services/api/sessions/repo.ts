@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
 import {
   countStatement,
   newestPageIdsStatement,
@@ -35,14 +36,13 @@ const pageRowSchema = sessionRowSchema.pick({
 
 const countSchema = z.object({ count: z.number().int() })
 
-export function createSessionRepo(client: ClickHouseClient) {
+/** Each statement runs under the query limits: a session page is up to three of them. */
+export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits) {
+  const rows = (statement: Statement) => readRows(client, limits, statement)
   return {
     /** Two passes (services/api/sessions/sql.ts): the page's ids, then their aggregates. */
     async page(query: SessionQuery): Promise<SessionRow[]> {
-      const ids = async (statement: Statement) =>
-        pageRowSchema
-          .array()
-          .parse(await (await client.query({ ...statement, format: 'JSONEachRow' })).json())
+      const ids = async (statement: Statement) => pageRowSchema.array().parse(await rows(statement))
       const newest = newestPageIdsStatement(query)
       let page = newest ? await ids(newest) : []
       if (page.length < query.limit) page = await ids(pageIdsStatement(query))
@@ -50,16 +50,12 @@ export function createSessionRepo(client: ClickHouseClient) {
       // ISO 8601 UTC text of one format sorts like the instants it names.
       const from = page.map((r) => r.session_created_at).sort()[0] as string
       const to = page.map((r) => r.session_latest_request_created_at).sort()[page.length - 1] as string
-      const rs = await client.query({
-        ...pageStatement(query, { ids: page.map((r) => r.session_id), from, to }),
-        format: 'JSONEachRow',
-      })
-      return sessionRowSchema.array().parse(await rs.json())
+      const statement = pageStatement(query, { ids: page.map((r) => r.session_id), from, to })
+      return sessionRowSchema.array().parse(await rows(statement))
     },
 
     async count(query: SessionQuery): Promise<number> {
-      const rs = await client.query({ ...countStatement(query), format: 'JSONEachRow' })
-      const [row] = countSchema.array().parse(await rs.json())
+      const [row] = countSchema.array().parse(await rows(countStatement(query)))
       return row?.count ?? 0
     },
   }

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import type { QueryGate } from '../http/query-gate.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 import { atCallerOffset } from './time.ts'
@@ -127,19 +128,21 @@ function toSession(row: SessionRow, timezoneDifference: number): z.infer<typeof 
   }
 }
 
-export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
+export function sessionRoutes(repo: SessionRepo, gate: QueryGate): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/session/query', {
       schema: {
         tags: ['sessions'],
         summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
         body: sessionQueryBody,
-        response: { 200: envelope(z.array(session)), ...errorResponses },
+        response: { 200: envelope(z.array(session)), ...queryErrorResponses },
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)
-        const rows = await repo.page(query)
-        return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+        return gate.run(query.organizationId, async () => {
+          const rows = await repo.page(query)
+          return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+        })
       },
     })
 
@@ -148,11 +151,11 @@ export function sessionRoutes(repo: SessionRepo): FastifyPluginAsyncZod {
         tags: ['sessions'],
         summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
         body: sessionQueryBody,
-        response: { 200: envelope(z.object({ count: z.number().int() })), ...errorResponses },
+        response: { 200: envelope(z.object({ count: z.number().int() })), ...queryErrorResponses },
       },
       handler: async (request) => {
-        const count = await repo.count(toQuery(principalOf(request).organizationId, request.body))
-        return ok({ count })
+        const query = toQuery(principalOf(request).organizationId, request.body)
+        return gate.run(query.organizationId, async () => ok({ count: await repo.count(query) }))
       },
     })
   }

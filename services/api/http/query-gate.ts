@@ -1,0 +1,73 @@
+import { Counter } from 'prom-client'
+import { AppError } from '../../shared/errors.ts'
+
+const refused = new Counter({
+  name: 'tally_query_gate_refused_total',
+  help: 'Queries answered 429: their organization already ran its share of queries at once for too long',
+})
+
+/**
+ * At most `perOrganization` queries of one organization run at once in this process (ClickHouse
+ * work, and the JavaScript work of reading and answering them, which shares one thread with every
+ * other organization). The others wait their turn, in order, for up to `waitMs`; then 429.
+ */
+export function createQueryGate(perOrganization: number, waitMs: number) {
+  const running = new Map<string, number>()
+  const waiting = new Map<string, (() => void)[]>()
+
+  function enter(organizationId: string): Promise<void> {
+    const n = running.get(organizationId) ?? 0
+    if (n < perOrganization) {
+      running.set(organizationId, n + 1)
+      return Promise.resolve()
+    }
+    const queue = waiting.get(organizationId) ?? []
+    waiting.set(organizationId, queue)
+    return new Promise((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        queue.splice(queue.indexOf(admit), 1)
+        if (queue.length === 0) waiting.delete(organizationId)
+        refused.inc()
+        reject(
+          new AppError(
+            429,
+            'too_many_queries',
+            `This organization already runs ${perOrganization} queries at once; retry when one has finished`,
+          ),
+        )
+      }, waitMs)
+      queue.push(admit)
+    })
+  }
+
+  function leave(organizationId: string): void {
+    const queue = waiting.get(organizationId)
+    const next = queue?.shift()
+    if (next) {
+      // The slot passes to the next in line: the running count stays.
+      if (queue?.length === 0) waiting.delete(organizationId)
+      next()
+      return
+    }
+    const n = (running.get(organizationId) ?? 1) - 1
+    if (n === 0) running.delete(organizationId)
+    else running.set(organizationId, n)
+  }
+
+  return {
+    async run<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+      await enter(organizationId)
+      try {
+        return await work()
+      } finally {
+        leave(organizationId)
+      }
+    },
+  }
+}
+
+export type QueryGate = ReturnType<typeof createQueryGate>
