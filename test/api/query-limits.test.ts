@@ -3,18 +3,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_FILTER_WILDCARDS, MAX_PATTERN_UNDERSCORES } from '../../services/api/filters/compile.ts'
 import { type Answer, apiAs, callApi } from '../support/api.ts'
-import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 
 // Every ClickHouse query run for a caller carries limits (services/shared/clickhouse/query-limits.ts);
 // exceeding one is a 422 naming it, and one organization's heaviest allowed queries leave another's
-// latency alone. On the ClickHouse HTTP server (CLICKHOUSE_URL) when the run provides one.
+// latency alone.
 
-const clickhouse = (): Record<string, string> => {
-  const url = engines().clickhouseUrl
-  return url ? { CLICKHOUSE_URL: url } : {}
-}
 const startTally = (env: Record<string, string> = {}) =>
-  startTestTally({ env: { ...clickhouse(), TALLY_RATE_LIMIT_PER_MINUTE: '1000000', ...env } })
+  startTestTally({ env: { TALLY_RATE_LIMIT_PER_MINUTE: '1000000', ...env } })
 
 const DAY = 86_400_000
 const START = Date.UTC(2026, 9, 1)

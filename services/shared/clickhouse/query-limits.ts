@@ -9,10 +9,7 @@ import { AppError } from '../errors.ts'
  * refusing a query for one of them becomes an answer: 422 naming the limit and its value.
  */
 export interface QueryLimits {
-  /**
-   * The limits as a SETTINGS clause of the query itself: they bind that query only, also where
-   * the client sends settings as session-wide SET statements (chdb's in-process connection).
-   */
+  /** The limits as a SETTINGS clause of the query itself: they bind that query only. */
   clause: string
   /**
    * How long Tally waits before it stops waiting on its own. ClickHouse checks its time limit
@@ -101,17 +98,9 @@ export function queryLimits(config: Config): QueryLimits {
 /** Tally stopped waiting for a query at its deadline. */
 class DeadlinePassed extends Error {}
 
-/**
- * The code of an error ClickHouse answered. @clickhouse/client bundles its own ClickHouseError;
- * chdb's in-process connection throws the same class from @clickhouse/client-common, which
- * instanceof cannot see as the same.
- */
+/** The code of an error ClickHouse answered. */
 function clickHouseCode(err: unknown): string | undefined {
-  if (err instanceof ClickHouseError) return err.code
-  if (err instanceof Error && err.constructor.name === 'ClickHouseError' && 'code' in err) {
-    return String(err.code)
-  }
-  return undefined
+  return err instanceof ClickHouseError ? err.code : undefined
 }
 
 /**
