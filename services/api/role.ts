@@ -14,7 +14,6 @@ export interface ApiStarted {
 
 /** The HTTP API: takes requests, publishes their events, answers queries. */
 export const apiRole: ServingRole<ApiStarted> = {
-  name: 'api',
   needs: { postgres: true, clickhouse: true, blobs: true },
   async start({ config, log, shutdown, engines, publisher, readiness, setPublicUrl }) {
     const postgres = needed(engines.postgres, 'postgres', 'api')

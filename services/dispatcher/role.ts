@@ -3,7 +3,6 @@ import { startDispatcher } from './dispatcher.ts'
 
 /** Request events into webhook deliveries, and the worker that sends them. */
 export const dispatcherRole: ConsumerRole = {
-  name: 'dispatcher',
   group: 'tally-dispatcher',
   needs: { postgres: true },
   async start({ config, engines, log, shutdown }) {

@@ -3,7 +3,6 @@ import { createIngestHandler } from './handler.ts'
 
 /** Request events into ClickHouse's request_response_rmt. */
 export const ingestRole: ConsumerRole = {
-  name: 'ingest',
   group: 'tally-ingest',
   needs: { clickhouse: true },
   async start({ engines, log }) {

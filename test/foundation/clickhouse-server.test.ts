@@ -12,6 +12,7 @@ import {
   type ClickHouseServerOptions,
   startClickHouseServer,
 } from '../../services/shared/clickhouse-server/server.ts'
+import { isAlive } from '../../services/shared/os.ts'
 import { waitFor } from '../support/wait.ts'
 
 const SERVER_MODULE = new URL('../../services/shared/clickhouse-server/server.ts', import.meta.url).pathname
@@ -36,15 +37,6 @@ async function start(options: Partial<ClickHouseServerOptions> & { dataDir: stri
   const server = await startClickHouseServer({ log: recordingLog().log, ...options })
   servers.push(server)
   return server
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /**

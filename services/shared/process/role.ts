@@ -21,7 +21,6 @@ interface RoleContext {
 
 /** A role that records the request events: ingest (ClickHouse), dispatcher (webhook deliveries). */
 export interface ConsumerRole {
-  readonly name: string
   /** Its Kafka consumer group (prefixed by TALLY_CONSUMER_GROUP_PREFIX). */
   readonly group: string
   readonly needs: EngineNeeds
@@ -45,7 +44,6 @@ interface ServingContext extends RoleContext {
 
 /** The role that takes requests and publishes their events: the API. `Out` is what it reports. */
 export interface ServingRole<Out> {
-  readonly name: string
   readonly needs: EngineNeeds
   start(ctx: ServingContext): Promise<Out & { url: string }>
 }
