@@ -2,7 +2,7 @@
  * The process that hosts the ClickHouse server: `node child.ts`, spawned by spawn.ts with a pipe on
  * fd 3 that brings its options (the first line) and the request to stop. It takes the data
  * directory's lock, runs clickhouse-local from libchdb.so with `SYSTEM START LISTEN HTTP` and a
- * keep-alive query, reports the port, and stops ClickHouse when the parent asks, on SIGTERM, or
+ * keep-alive query, reports the port, and stops ClickHouse when the parent asks, usually on SIGTERM, or
  * when the pipe closes because the parent is gone (even after kill -9): the server never outlives
  * its owner.
  */
@@ -190,8 +190,10 @@ async function listening(found: number, deadline: number): Promise<void> {
   writeFileSync(`${path}.tmp`, `${JSON.stringify(state)}\n`, { mode: 0o600 })
   renameSync(`${path}.tmp`, path)
   send({ type: 'listening', port: found, pid: process.pid, returnCode })
-  // ClickHouse installed its own handlers while starting, which end the process at once; Node's
-  // handlers, installed after them, replace them, so a SIGTERM (a service manager stopping the
-  // whole process group) stops ClickHouse cleanly too.
+  // A SIGTERM or SIGINT from outside (a service manager stopping the whole process group) stops
+  // ClickHouse cleanly when this handler gets it. ClickHouse also installs signal handling of its
+  // own while it runs, and where that wins the process ends at once: written data is kept (MergeTree
+  // parts are atomic), queries in flight are lost. The owner never relies on it: it stops the
+  // server through the pipe.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal))
 }
