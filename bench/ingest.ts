@@ -8,7 +8,7 @@
 // embedded Postgres). Tally runs in a child process so it does not share the load generator's
 // event loop; `-- --split` runs the API and ingest roles in two processes instead.
 import { execFileSync, fork } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
@@ -24,6 +24,8 @@ const CEILING_ROWS = 200_000
 const TARGET_RATE = 10_000
 const TARGET_SHARE = 0.5
 const TARGET_P99_MS = 2_000
+// A child that is not ready by then (a dependency that never answers) fails the run, named.
+const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 180_000)
 
 type Role = 'all' | 'api' | 'ingest'
 
@@ -223,11 +225,26 @@ function startChild(role: Role, env: NodeJS.ProcessEnv) {
   })
   const running = () => child.exitCode === null && child.signalCode === null
   return {
+    /** The answer to `command`; with null, the child's ready message (within READY_TIMEOUT_MS). */
     ask<T>(command: Command | null): Promise<T> {
       return new Promise((resolve, reject) => {
         if (!running()) return reject(new Error(`Tally's ${role} process is not running`))
         const id = command ? nextId++ : 0
-        replies.set(id, { resolve: resolve as (m: Record<string, unknown>) => void, reject })
+        const timer = command
+          ? undefined
+          : setTimeout(() => {
+              replies.delete(id)
+              child.kill()
+              reject(new Error(`Tally's ${role} process was not ready within ${READY_TIMEOUT_MS / 1000} s`))
+            }, READY_TIMEOUT_MS)
+        const settle = (finish: () => void) => {
+          clearTimeout(timer)
+          finish()
+        }
+        replies.set(id, {
+          resolve: (m) => settle(() => resolve(m as T)),
+          reject: (e) => settle(() => reject(e)),
+        })
         if (command) child.send({ ...command, id })
       })
     },
@@ -244,6 +261,8 @@ function startChild(role: Role, env: NodeJS.ProcessEnv) {
 /** Starts Tally's process(es) on `env`'s Kafka, drives the load and prints the figures. */
 async function drive(baseEnv: NodeJS.ProcessEnv) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
+  // Embedded Postgres runs as the `postgres` user under root: it must be able to enter the directory.
+  chmodSync(dataDir, 0o755)
   const env = { ...baseEnv, BENCH_RUN: Date.now().toString(36), BENCH_DATA_DIR: dataDir }
   // The ingest process first, so its consumer is in the group before the load starts.
   const back = startChild(SPLIT ? 'ingest' : 'all', env)

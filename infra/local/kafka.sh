@@ -104,6 +104,21 @@ start() {
   echo "kafka $KAFKA_VERSION: ready at 127.0.0.1:$PORT (pid $PID) in $(secs_since "$t0")s"
 }
 
+# serve RUNDIR PORT CPORT: the broker in the foreground (logs to stdout) on fixed ports and data in
+# RUNDIR, kept across runs: what a test needs to stop a broker and start the same one again.
+serve() {
+  need java
+  with_lock "$CACHE_DIR/fetch.lock" fetch
+  mkdir -p "$1/data"
+  write_config "$1" "$2" "$3"
+  if [ ! -f "$1/data/meta.properties" ]; then
+    java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.tools.StorageTool format \
+      -t "$(cluster_id)" -c "$1/server.properties" >"$1/format.log" 2>&1 ||
+      fail "kafka: storage format failed (run dir $1)" "$1/format.log"
+  fi
+  exec java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$1/server.properties"
+}
+
 status() {
   read_state kafka
   if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR"; then
@@ -119,5 +134,6 @@ case "${1:-}" in
   stop) with_lock "$INFRA_DIR/kafka.lock" stop_service kafka 20 ;;
   status) status ;;
   fetch) with_lock "$CACHE_DIR/fetch.lock" fetch ;;
-  *) echo "usage: $0 start|stop|status|fetch" >&2; exit 2 ;;
+  serve) [ $# = 4 ] || fail "usage: $0 serve RUNDIR PORT CONTROLLER_PORT"; serve "$2" "$3" "$4" ;;
+  *) echo "usage: $0 start|stop|status|fetch|serve" >&2; exit 2 ;;
 esac

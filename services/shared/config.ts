@@ -66,6 +66,18 @@ const configSchema = z.object({
   /** Prepended to the consumer group ids (tally-ingest, tally-dispatcher): several deployments or test runs on one Kafka. */
   TALLY_CONSUMER_GROUP_PREFIX: z.string().default(''),
   TALLY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(6),
+  /** How long a process waits for Kafka at start (connect, topics, producer init, group join) before it exits naming the step. */
+  TALLY_KAFKA_STARTUP_TIMEOUT: z
+    .string()
+    .default('60s')
+    .transform(parseDuration)
+    .refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  /** How long a publish waits for Kafka's acknowledgement before the intake answers 503 (the caller retries). */
+  TALLY_KAFKA_SEND_TIMEOUT: z
+    .string()
+    .default('10s')
+    .transform(parseDuration)
+    .refine((ms) => ms >= 100, 'must be at least 100ms'),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),

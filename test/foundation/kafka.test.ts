@@ -4,11 +4,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../services/shared/config.ts'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import {
-  createKafka,
   createKafkaPublisher,
   ensureTopics,
+  kafkaConnection,
   runKafkaConsumer,
 } from '../../services/shared/events/kafka.ts'
+import { withAdmin } from '../../services/shared/events/kafka-topics.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
@@ -25,7 +26,7 @@ describe.skipIf(!brokers)('Kafka transport', () => {
     TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
     TALLY_TOPIC_PARTITIONS: '3',
   })
-  const kafka = createKafka(config, log)
+  const kafka = kafkaConnection(config, log)
   const stops: (() => Promise<void>)[] = []
   afterAll(async () => {
     for (const stop of stops.reverse()) await stop()
@@ -34,16 +35,12 @@ describe.skipIf(!brokers)('Kafka transport', () => {
   it('creates its topics with the configured partitions, and again is a no-op', async () => {
     await ensureTopics(kafka, config)
     await ensureTopics(kafka, config)
-    const admin = kafka.admin()
-    await admin.connect()
-    try {
-      const { topics } = await admin.fetchTopicMetadata({
-        topics: [config.TALLY_REQUEST_TOPIC, config.TALLY_DLQ_TOPIC],
-      })
-      expect(topics.map((t) => t.partitions.length)).toEqual([3, 3])
-    } finally {
-      await admin.disconnect()
-    }
+    const { topics } = await withAdmin(kafka, (admin) =>
+      admin.metadata({ topics: [config.TALLY_REQUEST_TOPIC, config.TALLY_DLQ_TOPIC], forceUpdate: true }),
+    )
+    expect(
+      [config.TALLY_REQUEST_TOPIC, config.TALLY_DLQ_TOPIC].map((t) => topics.get(t)?.partitionsCount),
+    ).toEqual([3, 3])
   })
 
   it('carries Avro events from the producer to a consumer group, which sees each one decoded', async () => {

@@ -29,10 +29,8 @@ describe('consumer steps', () => {
     const batch: PartitionBatch = {
       topic: 'events',
       partition: 3,
-      highWatermark: String(100 + values.length),
       messages,
       alive,
-      heartbeat: async () => {},
       commit: async (offset) => void did.push(`commit ${offset}`),
     }
     return { batch, did }

@@ -6,6 +6,7 @@ import { loadConfig } from '../../services/shared/config.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
+import { committedOffsets, topicEnds } from '../support/kafka.ts'
 import { cleanUpProcesses, freshDataDir, spawnTally, stopTally } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
 import { eventsWritten, publishToTopic } from './processes.ts'
@@ -52,16 +53,11 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
     first.child.kill('SIGKILL')
     await first.exited
 
-    const admin = kafka.admin()
-    await admin.connect()
     const groupId = `${env.TALLY_CONSUMER_GROUP_PREFIX}tally-ingest`
     const lag = async () => {
-      const ends = await admin.fetchTopicOffsets(config.TALLY_REQUEST_TOPIC)
-      const [committed] = await admin.fetchOffsets({ groupId, topics: [config.TALLY_REQUEST_TOPIC] })
-      return ends.reduce((sum, end) => {
-        const done = committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? '-1'
-        return sum + Number(end.high) - Math.max(0, Number(done))
-      }, 0)
+      const ends = await topicEnds(kafka, config.TALLY_REQUEST_TOPIC)
+      const committed = await committedOffsets(kafka, groupId, config.TALLY_REQUEST_TOPIC)
+      return ends.reduce((sum, end, partition) => sum + end - Math.max(0, committed.get(partition) ?? 0), 0)
     }
     // The kill must have left work behind, or this test proves nothing.
     expect(await lag()).toBeGreaterThan(0)
@@ -74,7 +70,6 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
         what: 'the successor catching up',
       })
     } finally {
-      await admin.disconnect()
       expect(await stopTally(second)).toBe(0)
     }
 

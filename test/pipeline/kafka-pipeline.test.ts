@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Kafka } from 'kafkajs'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
@@ -8,6 +7,7 @@ import type { RequestEvent } from '../../services/shared/events/request-event.ts
 import type { EventHandler } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines, type TestOrg } from '../support/harness.ts'
+import { committedOffsets, createTopic, produceRaw, topicEnds } from '../support/kafka.ts'
 import { metric } from '../support/metrics.ts'
 import { waitFor } from '../support/wait.ts'
 import { chatCompletion } from './client.ts'
@@ -23,31 +23,13 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
   const written = (org: TestOrg, n: number) =>
     waitFor(async () => (await suite.api.count(org)) >= n, { ...LONG, what: `${n} rows for the org` })
 
-  async function admin<T>(work: (a: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
-    const a = suite.kafka.admin()
-    await a.connect()
-    try {
-      return await work(a)
-    } finally {
-      await a.disconnect()
-    }
-  }
-  const highWatermark = (t: string) =>
-    admin(async (a) => (await a.fetchTopicOffsets(t)).reduce((sum, p) => sum + Number(p.high), 0))
-  const committed = (groupId: string, t: string) =>
-    admin(async (a) => {
-      const [entry] = await a.fetchOffsets({ groupId, topics: [t] })
-      return (entry?.partitions ?? []).reduce((sum, p) => sum + Math.max(Number(p.offset), 0), 0)
-    })
-  async function produceRaw(t: string, messages: { key: string; value: Buffer }[]) {
-    const producer = suite.kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
-    await producer.connect()
-    try {
-      await producer.send({ topic: t, acks: -1, messages })
-    } finally {
-      await producer.disconnect()
-    }
-  }
+  const highWatermark = async (t: string) =>
+    (await topicEnds(suite.kafka, t)).reduce((sum, end) => sum + end, 0)
+  const committed = async (groupId: string, t: string) =>
+    [...(await committedOffsets(suite.kafka, groupId, t)).values()].reduce(
+      (sum, o) => sum + Math.max(o, 0),
+      0,
+    )
 
   it('intake → Kafka → ClickHouse → query: 201 once Kafka holds the events, then they become queryable', async () => {
     const org = await suite.tally.newOrg()
@@ -117,7 +99,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     ]
     const dlqBefore = await metric('tally_events_dead_lettered_total', `{group="${INGEST}"}`)
     const dead = await suite.readDlq()
-    await produceRaw(topic(), [
+    await produceRaw(suite.kafka, topic(), [
       { key: good[0]?.request_id as string, value: suite.codec.encode(good[0] as RequestEvent) },
       { key: 'poison', value: Buffer.from('this is not avro') },
       { key: good[1]?.request_id as string, value: suite.codec.encode(good[1] as RequestEvent) },
@@ -184,11 +166,12 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
   it('a consumer stopped in the middle of a batch loses nothing: its successor writes everything once', async () => {
     const org = await suite.tally.newOrg()
     const t = `${topic()}.kill`
-    await admin((a) => a.createTopics({ waitForLeaders: true, topics: [{ topic: t, numPartitions: 1 }] }))
+    await createTopic(suite.kafka, t, 1)
     const events = Array.from({ length: 50 }, (_, i) =>
       sampleEvent({ organization_id: org.organizationId, model: `m-${i}` }),
     )
     await produceRaw(
+      suite.kafka,
       t,
       events.map((e) => ({ key: e.request_id, value: suite.codec.encode(e) })),
     )

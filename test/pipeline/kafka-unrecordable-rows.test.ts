@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
+import { committedOffsets, produceRaw, topicEnds } from '../support/kafka.ts'
 import { waitFor } from '../support/wait.ts'
 import { kafkaSuite } from './kafka-suite.ts'
 
@@ -22,20 +23,10 @@ describe.skipIf(!engines().kafkaBrokers)('rows ClickHouse can never accept, thro
 
     const dead = await suite.readDlq()
 
-    const producer = suite.kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
-    await producer.connect()
-    try {
-      await producer.send({
-        topic,
-        acks: -1,
-        messages: [
-          ...p0.map((e) => ({ key: e.request_id, value: suite.codec.encode(e), partition: 0 })),
-          ...p1.map((e) => ({ key: e.request_id, value: suite.codec.encode(e), partition: 1 })),
-        ],
-      })
-    } finally {
-      await producer.disconnect()
-    }
+    await produceRaw(suite.kafka, topic, [
+      ...p0.map((e) => ({ key: e.request_id, value: suite.codec.encode(e), partition: 0 })),
+      ...p1.map((e) => ({ key: e.request_id, value: suite.codec.encode(e), partition: 1 })),
+    ])
 
     await waitFor(async () => (await suite.api.count(org)) === 5, {
       ...WAIT,
@@ -53,25 +44,14 @@ describe.skipIf(!engines().kafkaBrokers)('rows ClickHouse can never accept, thro
     })
     expect(letter?.headers['tally-dlq-reason']).toMatch(/^clickhouse CANNOT_PARSE_DATETIME \(code 41\)/)
 
-    const admin = suite.kafka.admin()
-    await admin.connect()
-    try {
-      const high = await admin.fetchTopicOffsets(topic)
-      await waitFor(
-        async () => {
-          const [entry] = await admin.fetchOffsets({
-            groupId: `${suite.groupPrefix}tally-ingest`,
-            topics: [topic],
-          })
-          return high.every(
-            (h) => entry?.partitions.find((p) => p.partition === h.partition)?.offset === h.high,
-          )
-        },
-        { ...WAIT, what: 'both partitions committed to their high watermark' },
-      )
-    } finally {
-      await admin.disconnect()
-    }
+    const ends = await topicEnds(suite.kafka, topic)
+    await waitFor(
+      async () => {
+        const committed = await committedOffsets(suite.kafka, `${suite.groupPrefix}tally-ingest`, topic)
+        return ends.every((end, partition) => committed.get(partition) === end)
+      },
+      { ...WAIT, what: 'both partitions committed to their high watermark' },
+    )
     const q = await suite.api.query(org, { limit: 100 })
     expect(new Set(q.data.map((r: { request_id: string }) => r.request_id))).toEqual(
       new Set([...p0, ...p1].filter((e) => e !== poison).map((e) => e.request_id)),

@@ -1,13 +1,13 @@
 import { pino } from 'pino'
 import { loadConfig } from '../../services/shared/config.ts'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
-import { createKafka, createKafkaPublisher, ensureTopics } from '../../services/shared/events/kafka.ts'
+import { createKafkaPublisher, ensureTopics, kafkaConnection } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 
 /** Puts events on the topic that `env` names (creating it), as an API process would. */
 export async function publishToTopic(env: Record<string, string>, events: RequestEvent[]) {
   const config = loadConfig(env)
-  const kafka = createKafka(config, pino({ level: 'silent' }))
+  const kafka = kafkaConnection(config, pino({ level: 'silent' }))
   await ensureTopics(kafka, config)
   const publisher = await createKafkaPublisher(
     kafka,

@@ -75,7 +75,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
       KAFKA_BROKERS: e.kafkaBrokers,
       TALLY_REQUEST_TOPIC: `tally.test.${run}`,
       TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
-      // kafkajs assigns a group's partitions without regard to topics: one group per test Tally.
+      // One consumer group per test Tally: a group shared with another run would split the partitions.
       TALLY_CONSUMER_GROUP_PREFIX: `run-${run}.`,
       TALLY_TOPIC_PARTITIONS: '2',
       ...options.env,

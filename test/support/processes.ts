@@ -38,10 +38,14 @@ export interface TallyProcess {
 export function spawnTally(entry: string, env: Record<string, string>): TallyProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, PORT: '0', TALLY_LOG_LEVEL: 'info' }
   for (const name of ENGINE_VARIABLES) delete childEnv[name]
-  Object.assign(childEnv, env)
-  const child = spawn(process.execPath, [entry], {
+  return spawnCommand(process.execPath, [entry], { ...childEnv, ...env })
+}
+
+/** Runs a command from the repository root with exactly `env`; killed by cleanUpProcesses if left running. */
+export function spawnCommand(command: string, args: string[], env: NodeJS.ProcessEnv): TallyProcess {
+  const child = spawn(command, args, {
     cwd: ROOT,
-    env: childEnv,
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   children.add(child)

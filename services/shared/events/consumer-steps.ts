@@ -1,4 +1,4 @@
-import { Counter, Gauge } from 'prom-client'
+import { Counter } from 'prom-client'
 import type { Logger } from '../logger.ts'
 import { type Codec, DecodeError } from './codec.ts'
 import type { RequestEvent } from './request-event.ts'
@@ -28,11 +28,9 @@ interface DeadLetterMessage {
 export interface PartitionBatch {
   topic: string
   partition: number
-  highWatermark: string
   messages: ConsumedMessage[]
   /** False once the consumer is stopping or the partition was taken away (rebalance). */
   alive(): boolean
-  heartbeat(): Promise<void>
   /** Marks everything up to and including `offset` handled, and commits it. */
   commit(offset: string): Promise<void>
 }
@@ -59,9 +57,6 @@ export interface StepsOptions {
   signal: AbortSignal
 }
 
-// The usual client heartbeat interval (kafkajs's default); a heartbeat sent sooner is skipped anyway.
-const HEARTBEAT_EVERY_MS = 3_000
-
 const consumedTotal = new Counter({
   name: 'tally_events_consumed_total',
   help: 'Messages read from the event topic (redeliveries count again)',
@@ -82,17 +77,12 @@ const handlerFailures = new Counter({
   help: 'Failed attempts to handle a chunk (retried with backoff, never skipped)',
   labelNames: ['group'],
 })
-const consumerLag = new Gauge({
-  name: 'tally_consumer_lag',
-  help: 'Messages between the last offset handled and the partition high watermark',
-  labelNames: ['group', 'topic', 'partition'],
-})
 
 /**
  * Handles each partition's batch chunk by chunk: decode; dead-letter what cannot be decoded;
  * write the events durably; dead-letter the ones the writer can never record; only then commit
  * the chunk's offsets. A failure to write or to dead-letter (a dependency down) is retried with
- * backoff while heartbeating, never skipped. When the batch stops being alive the unfinished
+ * backoff, never skipped (the client heartbeats on its own meanwhile). When the batch stops being alive the unfinished
  * remainder is left uncommitted, for redelivery.
  */
 export function createConsumerSteps(options: StepsOptions) {
@@ -104,7 +94,6 @@ export function createConsumerSteps(options: StepsOptions) {
   const untilDone = (batch: PartitionBatch, work: () => Promise<void>) =>
     retryUntilDone(work, {
       alive: () => batch.alive(),
-      heartbeat: () => batch.heartbeat(),
       log,
       maxBackoffMs: options.maxBackoffMs,
       signal: options.signal,
@@ -143,13 +132,6 @@ export function createConsumerSteps(options: StepsOptions) {
     return written ? unrecordable : undefined
   }
 
-  async function commit(batch: PartitionBatch, offset: string): Promise<void> {
-    await batch.commit(offset)
-    await batch.heartbeat()
-    const lag = Number(batch.highWatermark) - Number(offset) - 1
-    consumerLag.set({ ...group, topic: batch.topic, partition: String(batch.partition) }, Math.max(lag, 0))
-  }
-
   /** One chunk through every step; false when the batch stopped being alive before its commit. */
   async function handleChunk(batch: PartitionBatch, messages: ConsumedMessage[]): Promise<boolean> {
     const { events, from, poison } = decode(codec, messages)
@@ -164,7 +146,7 @@ export function createConsumerSteps(options: StepsOptions) {
     if (!(await deadLetter(batch, refused))) return false
     stats.handled += events.length - unrecordable.length
     handledTotal.inc(group, events.length - unrecordable.length)
-    await commit(batch, (messages.at(-1) as ConsumedMessage).offset)
+    await batch.commit((messages.at(-1) as ConsumedMessage).offset)
     return true
   }
 
@@ -226,7 +208,6 @@ async function retryUntilDone(
   work: () => Promise<void>,
   ctx: {
     alive: () => boolean
-    heartbeat: () => Promise<void>
     log: Logger
     maxBackoffMs: number
     signal: AbortSignal
@@ -235,8 +216,6 @@ async function retryUntilDone(
 ): Promise<boolean> {
   let backoff = 200
   for (;;) {
-    // A long write (a large insert, or one isolating bad rows) must not cost the group membership.
-    const beat = setInterval(() => void ctx.heartbeat().catch(() => {}), HEARTBEAT_EVERY_MS)
     try {
       await work()
       return true
@@ -246,10 +225,7 @@ async function retryUntilDone(
       if (!ctx.alive()) return false
       await abortableDelay(backoff, ctx.signal)
       if (!ctx.alive()) return false
-      await ctx.heartbeat().catch(() => {})
       backoff = Math.min(backoff * 2, ctx.maxBackoffMs)
-    } finally {
-      clearInterval(beat)
     }
   }
 }

@@ -1,8 +1,23 @@
-import type { Kafka } from 'kafkajs'
+import {
+  Consumer,
+  type Message,
+  type MessagesStream,
+  MessagesStreamFallbackModes,
+  MessagesStreamModes,
+} from '@platformatic/kafka'
+import { Gauge } from 'prom-client'
 import type { Logger } from '../logger.ts'
 import { coalesce } from './coalesced-writer.ts'
 import type { Codec } from './codec.ts'
-import { type ConsumerStats, createConsumerSteps } from './consumer-steps.ts'
+import {
+  type ConsumedMessage,
+  type ConsumerStats,
+  createConsumerSteps,
+  type MessageHeaders,
+  type PartitionBatch,
+} from './consumer-steps.ts'
+import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers, withDeadline } from './kafka.ts'
+import { createReliableProducer } from './kafka-publisher.ts'
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventHandler } from './transport.ts'
@@ -13,7 +28,7 @@ export interface RunningConsumer {
 }
 
 export interface ConsumerOptions {
-  kafka: Kafka
+  kafka: KafkaConnection
   groupId: string
   topic: string
   dlqTopic: string
@@ -23,70 +38,218 @@ export interface ConsumerOptions {
   /** Largest number of events handed to the handler at once. */
   chunkSize?: number
   maxBackoffMs?: number
-  /** Partitions whose batches are handled at the same time; their writes are coalesced. */
-  partitionsConcurrently?: number
 }
 
+type Stream = MessagesStream<Buffer, Buffer, Buffer, Buffer>
+
+const consumerLag = new Gauge({
+  name: 'tally_consumer_lag',
+  help: 'Messages between the group committed offset and the partition end (sampled every 5 s)',
+  labelNames: ['group', 'topic', 'partition'],
+})
+
+// A commit Kafka does not answer in this time counts as failed: the stream restarts from the
+// committed offsets (what was written and not committed is redelivered and deduplicated).
+const COMMIT_TIMEOUT_MS = 30_000
+
 /**
- * Consumes the event topic with kafkajs through the consumer steps (consumer-steps.ts): decode,
- * hand each chunk to the handler, and only once it has been written durably resolve and commit
- * those offsets. A message that cannot be decoded goes to the dead-letter topic with its reason
- * and origin; so does an event the handler calls permanently unwritable (a row ClickHouse
- * refuses), isolated from the rest of the chunk, which is written. Any other handler failure (a
- * dependency down) is retried with backoff while heartbeating; nothing is committed past
- * unwritten events and nothing is dropped. On rebalance or stop the unfinished remainder is left
- * for redelivery.
+ * Consumes the event topic with @platformatic/kafka through the consumer steps
+ * (consumer-steps.ts): what is ready on the stream is read at once, split by partition, and
+ * the partitions' chunks are handled together (their writes coalesce); a chunk's offsets are
+ * committed only once it was written durably. A message that cannot be decoded, or an event
+ * the handler can never record, goes to the dead-letter topic with its reason and origin. A
+ * handler failure (a dependency down) is retried with backoff; the client heartbeats on its
+ * own meanwhile, so the group membership holds.
+ *
+ * The first group join has the start-up deadline. Afterwards the stream is supervised: if it
+ * fails (a broker gone, a rebalance that invalidates a commit), it is re-created with backoff,
+ * logged, from the committed offsets; nothing past them was committed, so nothing is lost.
  */
 export async function runKafkaConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topic, dlqTopic, codec, log } = options
   const chunkSize = options.chunkSize ?? 5_000
-  const consumer = kafka.consumer({
+  const maxBackoffMs = options.maxBackoffMs ?? 5_000
+  const consumer = new Consumer({
+    ...clientOptions(kafka),
     groupId,
+    autocommit: false,
     maxBytesPerPartition: TOPIC_MAX_MESSAGE_BYTES,
     maxBytes: 2 * TOPIC_MAX_MESSAGE_BYTES,
     // Let a fetch fill up a little: fewer, larger inserts, for at most 100 ms more latency.
     minBytes: 256 * 1024,
-    maxWaitTimeInMs: 100,
+    maxWaitTime: 100,
+    highWaterMark: chunkSize,
+    sessionTimeout: 30_000,
+    rebalanceTimeout: 60_000,
+    heartbeatInterval: 3_000,
   })
-  const dlq = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
+  const dlq = createReliableProducer(kafka, 'dead letters')
   const stopping = new AbortController()
   const steps = createConsumerSteps({
     groupId,
     codec,
     writer: coalesce(options.handler, chunkSize),
-    sendDeadLetters: (messages) => dlq.send({ topic: dlqTopic, acks: -1, messages }).then(() => {}),
+    sendDeadLetters: (messages) =>
+      dlq.send(
+        messages.map((m) => ({
+          topic: dlqTopic,
+          key: m.key ?? undefined,
+          value: m.value ?? Buffer.alloc(0),
+          headers: toHeaderMap(m.headers),
+        })),
+      ),
     log,
     chunkSize,
-    maxBackoffMs: options.maxBackoffMs ?? 5_000,
+    maxBackoffMs,
     signal: stopping.signal,
   })
-  await Promise.all([consumer.connect(), dlq.connect()])
-  await consumer.subscribe({ topic, fromBeginning: true })
-
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: options.partitionsConcurrently ?? 8,
-    eachBatch: ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) =>
-      steps.handleBatch({
-        topic: batch.topic,
-        partition: batch.partition,
-        highWatermark: batch.highWatermark,
-        messages: batch.messages,
-        alive: () => isRunning() && !isStale() && !stopping.signal.aborted,
-        heartbeat,
-        async commit(offset) {
-          resolveOffset(offset)
-          await commitOffsetsIfNecessary()
-        },
-      }),
-  })
-
-  return {
-    stats: steps.stats,
-    async stop() {
-      stopping.abort()
-      await consumer.disconnect()
-      await dlq.disconnect()
-    },
+  const consume = async () => {
+    const stream = (await consumer.consume({
+      topics: [topic],
+      mode: MessagesStreamModes.COMMITTED,
+      fallbackMode: MessagesStreamFallbackModes.EARLIEST,
+      autocommit: false,
+    })) as Stream
+    // Without a listener a stream error would be an uncaught exception; readBatch reports it.
+    stream.on('error', () => {})
+    return stream
   }
+
+  try {
+    await dlq.start()
+    let stream = await untilKafkaAnswers(kafka, `join consumer group ${groupId}`, consume)
+    consumer.startLagMonitoring({ topics: [topic] }, 5_000)
+    consumer.on('consumer:lag', (lag: Map<string, bigint[]>) => {
+      for (const [t, partitions] of lag)
+        partitions.forEach((l, partition) => {
+          if (l >= 0n) consumerLag.set({ group: groupId, topic: t, partition: String(partition) }, Number(l))
+        })
+    })
+
+    const handle = async (messages: Message<Buffer, Buffer, Buffer, Buffer>[], current: Stream) => {
+      const byPartition = new Map<number, Message<Buffer, Buffer, Buffer, Buffer>[]>()
+      for (const m of messages) {
+        const list = byPartition.get(m.partition)
+        if (list) list.push(m)
+        else byPartition.set(m.partition, [m])
+      }
+      await Promise.all(
+        [...byPartition].map(([partition, raw]) => {
+          const byOffset = new Map(raw.map((m) => [String(m.offset), m]))
+          const batch: PartitionBatch = {
+            topic,
+            partition,
+            messages: raw.map(toConsumed),
+            alive: () =>
+              !stopping.signal.aborted &&
+              !current.destroyed &&
+              (consumer.assignments ?? []).some((a) => a.topic === topic && a.partitions.includes(partition)),
+            commit: async (offset) => {
+              const m = byOffset.get(offset)
+              if (!m) throw new Error(`offset ${offset} is not in this batch`)
+              await withDeadline(
+                Promise.resolve(m.commit()),
+                COMMIT_TIMEOUT_MS,
+                `no answer to the commit of ${topic}/${partition}@${offset}`,
+              )
+            },
+          }
+          return steps.handleBatch(batch)
+        }),
+      )
+    }
+
+    const supervise = async () => {
+      let backoff = 250
+      while (!stopping.signal.aborted) {
+        try {
+          for (;;) {
+            const messages = await readBatch(stream, chunkSize)
+            if (!messages) break
+            await handle(messages, stream)
+            backoff = 250
+          }
+          if (stopping.signal.aborted) return
+          throw stream.errored ?? new Error('the message stream ended')
+        } catch (err) {
+          if (stopping.signal.aborted) return
+          log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
+          await stream.close().catch(() => {})
+          for (;;) {
+            await new Promise((resolve) => setTimeout(resolve, backoff))
+            backoff = Math.min(backoff * 2, maxBackoffMs)
+            if (stopping.signal.aborted) return
+            try {
+              stream = await consume()
+              break
+            } catch (err) {
+              log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
+            }
+          }
+        }
+      }
+    }
+    const running = supervise()
+
+    return {
+      stats: steps.stats,
+      async stop() {
+        stopping.abort()
+        consumer.stopLagMonitoring()
+        await stream.close().catch(() => {})
+        await running
+        await consumer
+          .close(true)
+          .catch((err) => log.warn({ err: describe(err) }, 'kafka_consumer_close_failed'))
+        await dlq.close()
+      },
+    }
+  } catch (err) {
+    await consumer.close(true).catch(() => {})
+    await dlq.close().catch(() => {})
+    throw err
+  }
+}
+
+/**
+ * The messages ready on the stream now (at most `max`), waiting for the first one; null once
+ * the stream ended, and the stream's error if it failed.
+ */
+function readBatch(stream: Stream, max: number): Promise<Message<Buffer, Buffer, Buffer, Buffer>[] | null> {
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      const out: Message<Buffer, Buffer, Buffer, Buffer>[] = []
+      for (let m = stream.read(); m !== null; m = out.length < max ? stream.read() : null) out.push(m)
+      if (out.length > 0) return finish(() => resolve(out))
+      if (stream.errored) return finish(() => reject(stream.errored))
+      if (stream.destroyed || stream.readableEnded) return finish(() => resolve(null))
+    }
+    const onError = (err: Error) => finish(() => reject(err))
+    const finish = (settle: () => void) => {
+      stream.off('readable', attempt).off('end', attempt).off('close', attempt).off('error', onError)
+      settle()
+    }
+    stream.on('readable', attempt).on('end', attempt).on('close', attempt).on('error', onError)
+    attempt()
+  })
+}
+
+function toConsumed(m: Message<Buffer, Buffer, Buffer, Buffer>): ConsumedMessage {
+  const headers: MessageHeaders = {}
+  for (const [k, v] of m.headerEntries) {
+    const key = k.toString()
+    const seen = headers[key]
+    headers[key] = seen === undefined ? v : [...(Array.isArray(seen) ? seen : [seen]), v]
+  }
+  return { key: m.key ?? null, value: m.value ?? null, headers, offset: String(m.offset) }
+}
+
+/** Headers as the producer takes them; a repeated header stays repeated (distinct key buffers). */
+function toHeaderMap(headers: MessageHeaders): Map<Buffer, Buffer> {
+  const map = new Map<Buffer, Buffer>()
+  for (const [key, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) map.set(Buffer.from(key), Buffer.from(v))
+  }
+  return map
 }

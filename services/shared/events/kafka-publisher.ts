@@ -1,12 +1,13 @@
-import type { Kafka, Producer } from 'kafkajs'
+import { compatibilityPartitioner, type MessageToProduce, ProduceAcks, Producer } from '@platformatic/kafka'
 import { Counter, Histogram } from 'prom-client'
 import { type Codec, encodeEach } from './codec.ts'
+import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers, withDeadline } from './kafka.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventPublisher } from './transport.ts'
 
 interface Pending {
-  messages: { key: string; value: Buffer }[]
+  messages: MessageToProduce[]
   bytes: number
   resolve: () => void
   reject: (err: unknown) => void
@@ -23,14 +24,73 @@ const produceBatch = new Histogram({
 })
 
 /**
- * Idempotent, acks=all producer keyed by request id. One send is in flight at a time (the
- * idempotent producer's sequence numbers stay simple, per-key order holds); publishes that
- * arrive meanwhile, or within `lingerMs`, go out together in the next send, so many small
- * intakes cost one round trip. A send stays under `maxBatchBytes` because the broker refuses
- * a record batch over the topic's max.message.bytes (read at start; 1 MiB by default).
+ * An idempotent acks=all producer whose sends each have a deadline. A send that fails or
+ * outlives it rejects (the intake answers 503 and the caller retries with the same request ids,
+ * which ClickHouse deduplicates), and the producer is replaced: the next send starts a fresh
+ * producer id, so a wedged one (a broker gone mid-send) never blocks later sends.
+ */
+export function createReliableProducer(kafka: KafkaConnection, what: string) {
+  let current: Promise<Producer> | undefined
+  const open = async () => {
+    const producer = new Producer({
+      ...clientOptions(kafka),
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      // Java's partitioning (also kafkajs's): a key lands where any other Kafka client puts it.
+      partitioner: compatibilityPartitioner,
+    })
+    try {
+      await withDeadline(
+        producer.initIdempotentProducer({}),
+        kafka.sendTimeoutMs,
+        `${what}: no answer to producer init`,
+      )
+      return producer
+    } catch (err) {
+      void producer.close(true).catch(() => {})
+      throw err
+    }
+  }
+  const discard = (failed: Promise<Producer>) => {
+    if (current !== failed) return
+    current = undefined
+    void failed.then((p) => p.close(true)).catch(() => {})
+  }
+  return {
+    /** Opens the producer (InitProducerId) within the start-up deadline, retrying while Kafka starts. */
+    async start(): Promise<void> {
+      const producer = await untilKafkaAnswers(kafka, `${what}: producer init (InitProducerId)`, open)
+      current = Promise.resolve(producer)
+    },
+    async send(messages: MessageToProduce[]): Promise<void> {
+      current ??= open()
+      const opening = current
+      try {
+        const producer = await opening
+        await withDeadline(producer.send({ messages }), kafka.sendTimeoutMs, `${what}: no acknowledgement`)
+      } catch (err) {
+        discard(opening)
+        kafka.log.warn({ producer: what, err: describe(err) }, 'kafka_send_failed')
+        throw err
+      }
+    },
+    async close(): Promise<void> {
+      const last = current
+      current = undefined
+      if (last) await (await last.catch(() => undefined))?.close(true)
+    },
+  }
+}
+
+/**
+ * Request events to the topic, keyed by request id. One send is in flight at a time (per-key
+ * order holds); publishes that arrive meanwhile, or within `lingerMs`, go out together in the
+ * next send, so many small intakes cost one round trip. A send stays under `maxBatchBytes`
+ * because the broker refuses a record batch over the topic's max.message.bytes (read at start;
+ * 1 MiB by default).
  */
 export async function createKafkaPublisher(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   topic: string,
   codec: Codec<RequestEvent>,
   options: { lingerMs?: number; maxBatchBytes?: number } = {},
@@ -39,8 +99,8 @@ export async function createKafkaPublisher(
   // A send's messages spread over partitions; all of them fitting one record batch is the bound
   // that holds whatever the spread. 10% is left for record and batch framing.
   const maxBatchBytes = options.maxBatchBytes ?? Math.floor((await maxMessageBytes(kafka, topic)) * 0.9)
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
-  await producer.connect()
+  const producer = createReliableProducer(kafka, 'request events')
+  await producer.start()
   const queue: Pending[] = []
   let queuedBytes = 0
   let timer: NodeJS.Timeout | undefined
@@ -65,7 +125,7 @@ export async function createKafkaPublisher(
     if (sending || queue.length === 0) return
     const batch = take()
     const messages = batch.flatMap((p) => p.messages)
-    sending = producer.send({ topic, acks: -1, messages }).then(
+    sending = producer.send(messages).then(
       () => {
         produced.inc(messages.length)
         produceBatch.observe(messages.length)
@@ -99,7 +159,7 @@ export async function createKafkaPublisher(
             part = { messages: [], bytes: 0, resolve: () => {}, reject: () => {} }
             parts.push(part)
           }
-          part.messages.push({ key: e.request_id, value })
+          part.messages.push({ topic, key: Buffer.from(e.request_id), value })
           part.bytes += value.length
         }
         let left = parts.length
@@ -125,7 +185,7 @@ export async function createKafkaPublisher(
         pump()
         await sending
       }
-      await producer.disconnect()
+      await producer.close()
     },
   }
 }

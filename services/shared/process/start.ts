@@ -1,7 +1,8 @@
 import { type Config, ConfigError, publicUrl } from '../config.ts'
 import { type Engines, openEngines } from '../engines.ts'
 import { loadRequestEventCodec } from '../events/codec.ts'
-import { createKafka, createKafkaPublisher, ensureTopics, runKafkaConsumer } from '../events/kafka.ts'
+import { createKafkaPublisher, ensureTopics, kafkaConnection, runKafkaConsumer } from '../events/kafka.ts'
+import { withAdmin } from '../events/kafka-topics.ts'
 import { createInProcessPublisher, type EventHandler, type EventPublisher } from '../events/transport.ts'
 import type { Logger } from '../logger.ts'
 import { startMetricsServer } from '../metrics-server.ts'
@@ -61,19 +62,16 @@ export async function startRoles<Out>(
     shutdown.add('publisher', () => inProcessPublisher.close())
     publisher = inProcessPublisher
   } else {
-    const kafka = createKafka(config, log)
+    const kafka = kafkaConnection(config, log.child({ component: 'kafka' }))
     await ensureTopics(kafka, config)
     readiness.push({
       name: 'kafka',
-      check: async () => {
-        const admin = kafka.admin()
-        await admin.connect()
-        try {
-          await admin.describeCluster()
-        } finally {
-          await admin.disconnect()
-        }
-      },
+      check: () =>
+        withAdmin(
+          kafka,
+          async (admin) =>
+            void (await admin.metadata({ topics: [config.TALLY_REQUEST_TOPIC], forceUpdate: true })),
+        ),
     })
     for (const { group, handler } of handlers) {
       const consumer = await runKafkaConsumer({
