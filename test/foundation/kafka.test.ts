@@ -66,4 +66,35 @@ describe.skipIf(!brokers)('Kafka transport', () => {
     expect(byId.size).toBe(sent.length)
     for (const e of sent) expect(byId.get(e.request_id)).toEqual(e)
   })
+  it('keeps fetching while events keep arriving: each round is consumed before the next is published', async () => {
+    const codec = await loadRequestEventCodec()
+    const publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec)
+    stops.push(() => publisher.close())
+    const seen = new Set<string>()
+    const consumer = await runKafkaConsumer({
+      kafka,
+      groupId: `tally-test-rounds-${run}`,
+      topic: config.TALLY_REQUEST_TOPIC,
+      dlqTopic: config.TALLY_DLQ_TOPIC,
+      codec,
+      handler: {
+        name: 'collect',
+        handle: async (events) => void events.forEach((e) => seen.add(e.request_id)),
+      },
+      log,
+      chunkSize: 100,
+    })
+    stops.push(() => consumer.stop())
+    // The topic already holds the first test's events; each round adds 300 of this test's own.
+    const mine: string[] = []
+    for (let round = 1; round <= 8; round++) {
+      const events = Array.from({ length: 300 }, () => sampleEvent())
+      mine.push(...events.map((e) => e.request_id))
+      await publisher.publish(events)
+      await waitFor(() => mine.every((id) => seen.has(id)), {
+        timeoutMs: 30_000,
+        what: `round ${round}'s events consumed`,
+      })
+    }
+  })
 })

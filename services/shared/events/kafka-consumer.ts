@@ -110,14 +110,14 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
       fallbackMode: MessagesStreamFallbackModes.EARLIEST,
       autocommit: false,
     })) as Stream
-    // Without a listener a stream error would be an uncaught exception; readBatch reports it.
+    // Reported by the batch reader; without a listener it would be an uncaught exception.
     stream.on('error', () => {})
-    return stream
+    return { stream, next: batchReader(stream) }
   }
 
   try {
     await dlq.start()
-    let stream = await untilKafkaAnswers(kafka, `join consumer group ${groupId}`, consume)
+    let reading = await untilKafkaAnswers(kafka, `join consumer group ${groupId}`, consume)
     consumer.startLagMonitoring({ topics: [topic] }, 5_000)
     consumer.on('consumer:lag', (lag: Map<string, bigint[]>) => {
       for (const [t, partitions] of lag)
@@ -164,23 +164,23 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
       while (!stopping.signal.aborted) {
         try {
           for (;;) {
-            const messages = await readBatch(stream, chunkSize)
+            const messages = await reading.next(chunkSize)
             if (!messages) break
-            await handle(messages, stream)
+            await handle(messages, reading.stream)
             backoff = 250
           }
           if (stopping.signal.aborted) return
-          throw stream.errored ?? new Error('the message stream ended')
+          throw reading.stream.errored ?? new Error('the message stream ended')
         } catch (err) {
           if (stopping.signal.aborted) return
           log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
-          await stream.close().catch(() => {})
+          await reading.stream.close().catch(() => {})
           for (;;) {
             await new Promise((resolve) => setTimeout(resolve, backoff))
             backoff = Math.min(backoff * 2, maxBackoffMs)
             if (stopping.signal.aborted) return
             try {
-              stream = await consume()
+              reading = await consume()
               break
             } catch (err) {
               log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
@@ -196,7 +196,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
       async stop() {
         stopping.abort()
         consumer.stopLagMonitoring()
-        await stream.close().catch(() => {})
+        await reading.stream.close().catch(() => {})
         await running
         await consumer
           .close(true)
@@ -212,26 +212,31 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
 }
 
 /**
- * The messages ready on the stream now (at most `max`), waiting for the first one; null once
- * the stream ended, and the stream's error if it failed.
+ * Reads a stream in batches: `next(max)` resolves with the messages ready now (at most `max`),
+ * waiting for the first one; with null once the stream ended; rejects with the stream's error.
+ * The 'readable' listener stays attached for the stream's life: @platformatic/kafka fetches only
+ * while someone listens (a stream whose readableFlowing is back to null is never fetched again).
  */
-function readBatch(stream: Stream, max: number): Promise<Message<Buffer, Buffer, Buffer, Buffer>[] | null> {
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
+function batchReader(stream: Stream) {
+  let wake: (() => void) | undefined
+  const notify = () => {
+    const waiting = wake
+    wake = undefined
+    waiting?.()
+  }
+  stream.on('readable', notify).on('end', notify).on('close', notify).on('error', notify)
+  return async function next(max: number): Promise<Message<Buffer, Buffer, Buffer, Buffer>[] | null> {
+    for (;;) {
       const out: Message<Buffer, Buffer, Buffer, Buffer>[] = []
       for (let m = stream.read(); m !== null; m = out.length < max ? stream.read() : null) out.push(m)
-      if (out.length > 0) return finish(() => resolve(out))
-      if (stream.errored) return finish(() => reject(stream.errored))
-      if (stream.destroyed || stream.readableEnded) return finish(() => resolve(null))
+      if (out.length > 0) return out
+      if (stream.errored) throw stream.errored
+      if (stream.destroyed || stream.readableEnded) return null
+      await new Promise<void>((resolve) => {
+        wake = resolve
+      })
     }
-    const onError = (err: Error) => finish(() => reject(err))
-    const finish = (settle: () => void) => {
-      stream.off('readable', attempt).off('end', attempt).off('close', attempt).off('error', onError)
-      settle()
-    }
-    stream.on('readable', attempt).on('end', attempt).on('close', attempt).on('error', onError)
-    attempt()
-  })
+  }
 }
 
 function toConsumed(m: Message<Buffer, Buffer, Buffer, Buffer>): ConsumedMessage {
