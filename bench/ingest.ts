@@ -20,6 +20,8 @@ const SPLIT = process.argv.includes('--split') || process.env.BENCH_SPLIT === '1
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SOAK ? 300 : 60))
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
+// Offered load in events/s (the POSTs are paced to it); unset: as fast as the API accepts.
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined
 const CEILING_ROWS = 200_000
 const TARGET_RATE = 10_000
 const TARGET_SHARE = 0.5
@@ -255,6 +257,44 @@ function startChild(role: Role, env: NodeJS.ProcessEnv) {
       await exited
     },
     kill: () => running() && child.kill(),
+    pid: child.pid as number,
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; 0 once it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0
+  }
+}
+
+/** The direct children of a process (the embedded ClickHouse server is the ingest process's). */
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** The process listening on the Kafka broker's port (the broker), if this user may see it. */
+function brokerPid(brokers: string | undefined): number | undefined {
+  const port = brokers?.split(',')[0]?.split(':')[1]
+  if (!port) return undefined
+  try {
+    const out = execFileSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' })
+    const pid = /pid=(\d+)/.exec(out)?.[1]
+    return pid ? Number(pid) : undefined
+  } catch {
+    return undefined
   }
 }
 
@@ -302,7 +342,15 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
 
     async function worker() {
       while (performance.now() < until) {
-        const body = bodies[n++ % bodies.length] as string
+        const i = n++
+        // Paced: POST i goes out no earlier than its slot at RATE events/s.
+        if (RATE) {
+          const slot = startedAt + ((i * BATCH) / RATE) * 1000
+          const wait = slot - performance.now()
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+          if (performance.now() >= until) break
+        }
+        const body = bodies[i % bodies.length] as string
         const res = await pool.request({
           path: '/v1/request/log',
           method: 'POST',
@@ -341,6 +389,20 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
       }
     }
 
+    // CPU of every process in the pipeline over the load and drain, for the per-event budget.
+    const broker = brokerPid(baseEnv.KAFKA_BROKERS)
+    const cpuProcesses: [string, number][] = [
+      ...(SPLIT
+        ? ([
+            ['API', front.pid],
+            ['ingest', back.pid],
+          ] as [string, number][])
+        : ([['Tally', back.pid]] as [string, number][])),
+      ...childPids(back.pid).map((pid): [string, number] => ['ClickHouse server', pid]),
+      ...(broker ? ([['Kafka broker', broker]] as [string, number][]) : []),
+    ]
+    const cpuBefore = cpuProcesses.map(([, pid]) => cpuSeconds(pid))
+    const generatorBefore = process.cpuUsage()
     const sampler = setInterval(async () => rss.push(await rssAll()), 10_000)
     const polling = poll()
     await Promise.all(Array.from({ length: CONNECTIONS }, worker))
@@ -353,6 +415,11 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
       written = (await ask<{ count: number }>({ cmd: 'count', org })).count
     }
     const allWrittenSeconds = (performance.now() - startedAt) / 1000
+    const cpuUsed = cpuProcesses.map(
+      ([name, pid], i) => [name, cpuSeconds(pid) - (cpuBefore[i] as number)] as const,
+    )
+    const generator = process.cpuUsage(generatorBefore)
+    cpuUsed.push(['load generator', (generator.user + generator.system) / 1e6])
     await polling
     clearInterval(sampler)
     rss.push(await rssAll())
@@ -371,13 +438,18 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
     const rssGrowth = mean(rss.slice(-third)) / mean(rss.slice(1, 1 + third)) - 1
     console.log(
       [
-        `load: ${SECONDS}s, ${CONNECTIONS} connections, ${BATCH} events per POST (~${Math.round(
+        `load: ${SECONDS}s, ${RATE ? `paced to ${RATE} events/s` : 'unpaced'}, ${CONNECTIONS} connections, ${BATCH} events per POST (~${Math.round(
           (bodies[0] as string).length / BATCH,
         )} B per event on the wire); ${failed} failed POSTs`,
         `accepted at the API:   ${Math.round(acceptedRate)} events/s (${accepted} events)`,
         `written to ClickHouse: ${Math.round(writtenRate)} events/s (${written} of ${accepted}, all written ${allWrittenSeconds.toFixed(1)}s after start; ${writtenAtEnd} when the load stopped)`,
         `share of raw ceiling:  ${((writtenRate / ceiling) * 100).toFixed(0)}%`,
         `ClickHouse inserts by the consumer: ${inserts.inserts}, ${Math.round(inserts.rows / inserts.inserts)} rows each on average`,
+        `CPU per event written (µs, over the load and drain): ${cpuUsed
+          .map(([name, s]) => `${name} ${Math.round((s * 1e6) / Math.max(written, 1))}`)
+          .join(', ')}; total ${Math.round(
+          (cpuUsed.reduce((sum, [, s]) => sum + s, 0) * 1e6) / Math.max(written, 1),
+        )} (10,000 events/s on ${availableParallelism()} cores allows ${Math.round((availableParallelism() * 1e6) / TARGET_RATE)})`,
         `acceptance → queryable: p50 ${Math.round(pct(0.5))} ms, p99 ${Math.round(pct(0.99))} ms (${latencies.length} samples, 100 ms poll)`,
         `${SPLIT ? 'API and ingest processes (RSS summed)' : 'RSS of the Tally process'} (every 10 s): ${rss.map(mb).join(' → ')}`,
         `RSS, last third of the run against the first: ${rssGrowth >= 0 ? '+' : ''}${(rssGrowth * 100).toFixed(0)}%`,

@@ -79,7 +79,9 @@ describe.skipIf(!brokers)('Kafka transport', () => {
       codec,
       handler: {
         name: 'collect',
-        handle: async (events) => void events.forEach((e) => seen.add(e.request_id)),
+        handle: async (events) => {
+          for (const e of events) seen.add(e.request_id)
+        },
       },
       log,
       chunkSize: 100,
