@@ -15,6 +15,7 @@ import { signedBlobRoutes } from './blobs/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { installErrorHandling } from './http/errors.ts'
+import { installInputRules } from './http/inputs.ts'
 import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
@@ -57,15 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)
   app.decorateRequest('principal', null)
-  // Clients that send Content-Type: application/json on every call (as spec section 1 asks) also
-  // send it on body-less DELETEs and POSTs: an empty body is no body, not a JSON error.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString()
-    if (text === '') done(null, undefined)
-    else parseJson(request, text, done)
-  })
+  // Text without NUL or lone surrogates, finite numbers, JSON at most 100 levels deep: every route.
+  installInputRules(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })

@@ -58,6 +58,10 @@ describe('filesystem links served by the API', () => {
       expect(store.verifyLink('a/b.json', expires, signature)).toBe(true)
       expect(store.verifyLink('a/b.json', expires, signature, Date.now() + 5_000)).toBe(false)
       expect(store.verifyLink('a/c.json', expires, signature)).toBe(false)
+      // Only the exact form the link carried: not upper case, not with anything after it.
+      expect(store.verifyLink('a/b.json', expires, signature.toUpperCase())).toBe(false)
+      expect(store.verifyLink('a/b.json', expires, `${signature}00`)).toBe(false)
+      expect(store.verifyLink('a/b.json', expires, `${signature}zz`)).toBe(false)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

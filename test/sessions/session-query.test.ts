@@ -175,7 +175,9 @@ describe('POST /v1/session/query', () => {
       latest_request_created_at: '2026-11-01T08:00:00.000+02:00',
     })
     expect(await alpha(330)).toMatchObject({ created_at: '2026-10-31T18:30:00.000-05:30' })
-    expect(await alpha(-1440)).toMatchObject({ created_at: '2026-11-02T00:00:00.000+24:00' })
+    // The farthest offsets that exist, UTC+14:00 and UTC−12:00, render as valid ISO 8601.
+    expect(await alpha(-840)).toMatchObject({ created_at: '2026-11-01T14:00:00.000+14:00' })
+    expect(await alpha(720)).toMatchObject({ created_at: '2026-10-31T12:00:00.000-12:00' })
   })
 
   it('honours the window boundaries: start included, end excluded', async () => {
@@ -367,8 +369,14 @@ describe('bad input is a 400 naming the field and the rule', () => {
     [noWindow, 'body.timeFilter: is required'],
     [noZone, 'body.timezoneDifference: must be a number of minutes'],
     [noFilter, 'body.filter: is required'],
-    [body({ timezoneDifference: 1441 }), 'body.timezoneDifference: must be between -1440 and 1440'],
-    [body({ timezoneDifference: -1441 }), 'body.timezoneDifference: must be between -1440 and 1440'],
+    [
+      body({ timezoneDifference: 841 }),
+      'body.timezoneDifference: must be between -840 and 840 (UTC+14:00 to UTC−14:00)',
+    ],
+    [
+      body({ timezoneDifference: -1440 }),
+      'body.timezoneDifference: must be between -840 and 840 (UTC+14:00 to UTC−14:00)',
+    ],
     [body({ timezoneDifference: 1.5 }), 'body.timezoneDifference: must be a whole number of minutes'],
     [body({ limit: 1001 }), 'body.limit: must be at most 1000'],
     [body({ limit: 0 }), 'body.limit: must be at least 1'],

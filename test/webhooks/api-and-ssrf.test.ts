@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import type { TestOrg } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
-import { createWebhook, deliveriesOf } from './support/api.ts'
+import { createWebhook, deliveriesOf, storeWebhook } from './support/api.ts'
 import { webhookSuite } from './support/suite.ts'
 
 // Private networks stay refused here (the default): the receiver on 127.0.0.1 must never be reached.
@@ -43,11 +44,11 @@ describe('webhook API', () => {
   it.each([
     [
       { destination: 'http://hooks.example.com' },
-      'body.destination: must be an https:// URL without credentials',
+      'body.destination: must be an https:// URL with a host and without credentials',
     ],
     [
       { destination: 'https://user:pw@hooks.example.com' },
-      'body.destination: must be an https:// URL without credentials',
+      'body.destination: must be an https:// URL with a host and without credentials',
     ],
     [{}, 'body.destination: must be a string'],
     [
@@ -186,9 +187,16 @@ describe('outbound safety (private networks refused)', () => {
       ([name, address]) =>
         [name, () => `https://${address}/x`, /is not public$/] as [string, () => string, RegExp],
     ),
-  ])('refuse %s without connecting', async (_name, destination, error) => {
+  ])('refuse %s at creation, and at delivery without connecting', async (_name, destination, error) => {
     const org = await suite.tally.newOrg()
-    const hook = await createWebhook(suite.tally, org, destination())
+    // A literal private address or localhost is refused when the webhook is created…
+    const created = await apiAs(suite.tally.app, org).post('/v1/webhooks', { destination: destination() })
+    expect(created.status).toBe(400)
+    expect(created.error).toMatch(
+      /^body\.destination: must not point at (localhost|a private, loopback or metadata address)$/,
+    )
+    // …and one stored anyway (before that check, or a name that resolves privately later) at delivery.
+    const hook = await storeWebhook(suite.tally, org, destination())
     const before = suite.receiver.received.length
     const res = await call(org, 'POST', `/v1/webhooks/${hook.id}/test`)
     expect(res.statusCode, res.body).toBe(200)
@@ -202,7 +210,7 @@ describe('outbound safety (private networks refused)', () => {
 
   it('record refused deliveries of events as failed attempts, due for a retry, never sent', async () => {
     const org = await suite.tally.newOrg()
-    const hook = await createWebhook(suite.tally, org, `${suite.receiver.localhostUrl}`)
+    const hook = await storeWebhook(suite.tally, org, `${suite.receiver.localhostUrl}`)
     await suite.tally.publisher.publish([sampleEvent({ organization_id: org.organizationId })])
     const [delivery] = await waitFor(
       async () => {

@@ -222,8 +222,10 @@ class Compiler {
     }
   }
 
-  private text(field: FieldDef, op: string, value: unknown, path: string): string {
-    if (typeof value !== 'string') throw badRequest(`${path}: must be a string`)
+  private text(field: FieldDef, op: string, given: unknown, path: string): string {
+    if (typeof given !== 'string') throw badRequest(`${path}: must be a string`)
+    // A UUID column is matched as its text, which is lower case: so is the value.
+    const value = field.uuid ? given.toLowerCase() : given
     if (value.length > MAX_TEXT_LENGTH) {
       throw badRequest(`${path}: must be at most ${MAX_TEXT_LENGTH} characters`)
     }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { badRequest, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
 import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { uuidInput } from '../http/inputs.ts'
 import type { ApiKeyRepo } from './repo.ts'
 import { apiKey, keyRole } from './schemas.ts'
 
@@ -11,7 +12,7 @@ const createBody = z.object({
   role: keyRole.default('member').describe('admin keys can manage keys; default member'),
 })
 
-const idParams = z.object({ id: z.uuid('must be a UUID') })
+const idParams = z.object({ id: uuidInput })
 
 export function apiKeyRoutes(
   repo: ApiKeyRepo,

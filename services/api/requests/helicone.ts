@@ -92,8 +92,9 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
  * of property names), the Tally one winning. Keys are lower-cased except property names.
  */
 function metadata(rawHeaders: string[]) {
-  const out: Record<string, string> = {}
-  const properties: Record<string, string> = {}
+  // Own keys only: a property named toString or __proto__ is a property like any other.
+  const out: Record<string, string> = Object.create(null)
+  const properties: Record<string, string> = Object.create(null)
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const m = /^(helicone|tally)-(.+)$/i.exec(rawHeaders[i] as string)
     if (!m) continue
@@ -102,7 +103,7 @@ function metadata(rawHeaders: string[]) {
     const value = rawHeaders[i + 1] as string
     const property = /^property-(.+)$/i.exec(rest)
     const [target, key] = property ? [properties, property[1] as string] : [out, rest.toLowerCase()]
-    if (tally || !(key in target)) target[key] = value
+    if (tally || !Object.hasOwn(target, key)) target[key] = value
   }
   return { meta: out, properties }
 }
@@ -135,7 +136,7 @@ function toIntakeEvent(
     cached: false,
     properties,
   }
-  if (requestId) event.request_id = requestId
+  if (requestId) event.request_id = requestId.toLowerCase()
   if (body.timing.timeToFirstToken !== undefined)
     event.time_to_first_token_ms = Math.round(body.timing.timeToFirstToken)
   if (meta['user-id']) event.user_id = meta['user-id']

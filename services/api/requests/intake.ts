@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { Counter } from 'prom-client'
 import { z } from 'zod'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
+import { uuidInput } from '../http/inputs.ts'
 import { costOf, type PriceTable } from './prices.ts'
 import { extractUsage } from './usage.ts'
 
 /** The largest value of every int field: the event's Avro ints and ClickHouse's columns hold int32. */
 export const INT32_MAX = 2 ** 31 - 1
+/** Largest cost_usd one request may carry: any number of them sums to a finite Float64. */
+const MAX_COST_USD = 1_000_000
 /** How far in the future a time may lie: clock skew, not a typo or a seconds/ms mix-up. */
 const MAX_FUTURE_MS = 24 * 60 * 60 * 1000
 export const TIME_RANGE_RULE = 'must be between 1970-01-01T00:00:00Z and 24 hours from now'
@@ -30,8 +33,10 @@ const tokens = z
   .max(INT32_MAX, `must be at most ${INT32_MAX}`)
 
 /** One model request as a caller logs it (POST /v1/request/log). */
-export const intakeEvent = z.object({
-  request_id: z.uuid('must be a UUID').optional().describe('Generated when absent; a re-sent id replaces'),
+export const intakeEvent = z.strictObject({
+  request_id: uuidInput
+    .optional()
+    .describe('Generated when absent; a re-sent id (in any letter case) replaces'),
   created_at: instant
     .optional()
     .describe('When the model request was sent (1970 to 24 h from now); default: now − latency'),
@@ -57,7 +62,12 @@ export const intakeEvent = z.object({
   prompt_version_id: z.string().max(256).optional(),
   prompt_tokens: tokens.optional().describe('Default: from the response usage'),
   completion_tokens: tokens.optional().describe('Default: from the response usage'),
-  cost_usd: z.number().min(0, 'must be ≥ 0').optional().describe('Default: from schemas/prices/models.json'),
+  cost_usd: z
+    .number()
+    .min(0, 'must be ≥ 0')
+    .max(MAX_COST_USD, `must be at most ${MAX_COST_USD}`)
+    .optional()
+    .describe(`USD, at most ${MAX_COST_USD} (sums stay finite); default: from schemas/prices/models.json`),
   cached: z.boolean().default(false),
 })
 

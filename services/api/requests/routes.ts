@@ -10,6 +10,7 @@ import type { Logger } from '../../shared/logger.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, errorEnvelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
+import { uuidInput } from '../http/inputs.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
@@ -59,7 +60,7 @@ const tooLarge = (message: string) => new AppError(413, 'payload_too_large', mes
 
 const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
 
-const queryBody = z.object({
+const queryBody = z.strictObject({
   filter: z
     .unknown()
     .default({})
@@ -81,7 +82,7 @@ const queryBody = z.object({
   includeBody: z.boolean().default(false).describe('Include request_body and response_body'),
 })
 
-const idParams = z.object({ id: z.uuid('must be a UUID') })
+const idParams = z.object({ id: uuidInput })
 
 // Accepts one event, an array of events, or {events: [...]}; always validated as {events}.
 const logBody = z.preprocess(
@@ -91,7 +92,7 @@ const logBody = z.preprocess(
       : typeof body === 'object' && body !== null && 'events' in body
         ? body
         : { events: [body] },
-  z.object({ events: z.array(intakeEvent).min(1, 'must hold at least one event') }),
+  z.strictObject({ events: z.array(intakeEvent).min(1, 'must hold at least one event') }),
 )
 
 function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {

@@ -24,7 +24,7 @@ const filterNode = z
   })
   .describe('A filter node (docs/sessions.md): "all", a leaf, or {left, operator, right}')
 
-export const sessionQueryBody = z.object({
+export const sessionQueryBody = z.strictObject({
   search: z
     .string('must be a string')
     .max(1000, 'must be at most 1000 characters')
@@ -44,9 +44,11 @@ export const sessionQueryBody = z.object({
   timezoneDifference: z
     .number('must be a number of minutes')
     .int('must be a whole number of minutes')
-    .min(-1440, 'must be between -1440 and 1440')
-    .max(1440, 'must be between -1440 and 1440')
-    .describe('Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120)'),
+    .min(-840, 'must be between -840 and 840 (UTC+14:00 to UTC−14:00)')
+    .max(840, 'must be between -840 and 840 (UTC+14:00 to UTC−14:00)')
+    .describe(
+      'Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120); offsets that exist, ±14:00',
+    ),
   filter: filterNode,
   offset: z
     .number('must be a number')

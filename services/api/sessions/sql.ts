@@ -28,7 +28,8 @@ export interface SessionQuery {
 const AGGREGATES: Record<string, string> = {
   session_created_at: 'min(request_created_at)',
   session_latest_request_created_at: 'max(request_created_at)',
-  session_total_cost: 'sum(cost)',
+  // Finite whatever is stored (rows from before costs were bounded could overflow a sum to inf).
+  session_total_cost: 'least(sum(cost), 1.7976931348623157e308)',
   session_total_requests: 'count()',
   session_prompt_tokens: 'sum(prompt_tokens)',
   session_completion_tokens: 'sum(completion_tokens)',

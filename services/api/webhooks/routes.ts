@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Config } from '../../shared/config.ts'
-import { conflict, notFound } from '../../shared/errors.ts'
+import { badRequest, conflict, notFound } from '../../shared/errors.ts'
 import type { Sql } from '../../shared/postgres.ts'
+import { literalHostProblem } from '../../shared/webhooks/address-guard.ts'
 import { attemptDelivery } from '../../shared/webhooks/attempt.ts'
 import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
@@ -65,6 +66,10 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
         const { destination, config, includeData } = request.body
+        const refused = deps.config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS
+          ? undefined
+          : literalHostProblem(destination)
+        if (refused) throw badRequest(`body.destination: ${refused}`)
         const { webhook: row, hmacKey } = await repo.create({
           organizationId,
           destination,

@@ -3,17 +3,24 @@ import { propertyFilterSchema } from '../../shared/webhooks/payload.ts'
 import { webhookRowSchema } from '../../shared/webhooks/webhook-row.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 
+// Strict: the WHATWG parser would quietly repair whitespace, `https:///host` and backslashes,
+// storing a destination other than the one the caller wrote.
 const httpsUrl = z
   .string('must be a string')
   .max(2_048, 'must be at most 2048 characters')
+  .refine((text) => !/[\s\\\p{Cc}]/u.test(text), {
+    message: 'must not contain whitespace, control characters or backslashes',
+    abort: true,
+  })
   .refine((text) => {
+    if (!/^https:\/\/[^/?#]/i.test(text)) return false
     try {
       const url = new URL(text)
       return url.protocol === 'https:' && url.hostname !== '' && !url.username && !url.password
     } catch {
       return false
     }
-  }, 'must be an https:// URL without credentials')
+  }, 'must be an https:// URL with a host and without credentials')
 
 const propertyFilterInput = z.strictObject({
   key: z.string('must be a string').min(1, 'must not be empty').max(256, 'must be at most 256 characters'),

@@ -81,8 +81,10 @@ export async function createFilesystemBlobStore(
     },
     verifyLink(key, expires, signature, now = Date.now()) {
       if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 < now) return false
-      const expected = Buffer.from(sign(key, expires), 'hex')
-      const given = Buffer.from(signature, 'hex')
+      // The exact form the link was made with (lower-case hex, nothing more): Buffer.from(…, 'hex')
+      // would accept upper case and ignore trailing junk.
+      const expected = Buffer.from(sign(key, expires))
+      const given = Buffer.from(signature)
       return given.length === expected.length && timingSafeEqual(given, expected)
     },
     async ping() {

@@ -54,6 +54,18 @@ for (const [net, prefix] of [
 ] as const)
   BLOCKED.addSubnet(net, prefix, 'ipv6')
 
+/**
+ * Why a destination's host is refused at creation when private networks are not allowed: a
+ * literal private, loopback, link-local or metadata address, or localhost. Names are judged
+ * again at every delivery, after DNS (guardedLookup).
+ */
+export function literalHostProblem(destination: string): string | undefined {
+  const host = new URL(destination).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost'
+  if (isIP(host) && isBlockedAddress(host)) return 'must not point at a private, loopback or metadata address'
+  return undefined
+}
+
 export function isBlockedAddress(address: string): boolean {
   const family = isIP(address)
   if (family === 0) return true

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { expect } from 'vitest'
+import { createWebhookRepo } from '../../../services/api/webhooks/repo.ts'
 import { apiAs } from '../../support/api.ts'
 import type { TestOrg, TestTally } from '../../support/harness.ts'
 
@@ -24,6 +25,26 @@ export async function createWebhook(
   const created = await apiAs(tally.app, org).post('/v1/webhooks', { destination: `${base}${path}`, ...body })
   expect(created.status, created.error ?? '').toBe(201)
   return { ...(created.data as CreatedWebhook), path }
+}
+
+/**
+ * A webhook stored without the API's creation checks, as an older Tally could have stored it
+ * (or one whose name resolves to a private address only later): for testing delivery-time guards.
+ */
+export async function storeWebhook(
+  tally: TestTally,
+  org: TestOrg,
+  base: string,
+): Promise<{ id: string; path: string }> {
+  const path = `/${randomUUID()}`
+  const { webhook } = await createWebhookRepo(tally.sql).create({
+    organizationId: org.organizationId,
+    destination: `${base}${path}`,
+    sampleRate: 100,
+    propertyFilters: [],
+    includeData: true,
+  })
+  return { id: webhook.id, path }
 }
 
 export interface DeliveryView {

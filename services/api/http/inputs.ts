@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { badRequest } from '../../shared/errors.ts'
+
+// One rule for every value a caller sends, whatever the route and wherever it is stored:
+// text is well-formed Unicode without NUL (Postgres refuses NUL in text and jsonb, and a lone
+// surrogate cannot be encoded as UTF-8), numbers are finite (a JSON literal such as 1e400 parses
+// to Infinity), and JSON nests at most MAX_JSON_DEPTH levels (deeper values cannot be stored or
+// re-serialised without recursion limits). Routes validate their own fields on top of this.
+
+const MAX_JSON_DEPTH = 100
+
+/** Why `text` breaks the text rule, or undefined. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain NUL (\\u0000)'
+  if (!text.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates'
+  return undefined
+}
+
+/** The first value in `value` that breaks the rules, as "path: rule"; undefined when all hold. Iterative. */
+function inputProblem(value: unknown, root: string): string | undefined {
+  const stack: [unknown, string, number][] = [[value, root, 0]]
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [v, path, depth] = item
+    if (typeof v === 'string') {
+      const problem = textProblem(v)
+      if (problem) return `${path}: ${problem}`
+    } else if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return `${path}: must be a finite number`
+    } else if (v !== null && typeof v === 'object') {
+      if (depth >= MAX_JSON_DEPTH) return `${path}: is nested deeper than ${MAX_JSON_DEPTH} levels`
+      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, x] = entries[i] as readonly [string, unknown]
+        const problem = textProblem(key)
+        if (problem) return `${path}: key ${JSON.stringify(key)} ${problem}`
+        stack.push([x, `${path}.${key}`, depth + 1])
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Installs the rule: JSON bodies are parsed by fastify's parser (prototype-poisoning checks
+ * kept) and then checked; path parameters and the query string are checked before validation.
+ * An empty body with Content-Type: application/json is no body (clients send the header on
+ * body-less DELETEs and POSTs).
+ */
+export function installInputRules(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString()
+    if (text === '') return done(null, undefined)
+    parseJson(request, text, (err, parsed) => {
+      if (err) return done(err, undefined)
+      const problem = inputProblem(parsed, 'body')
+      if (problem) return done(badRequest(problem), undefined)
+      done(null, parsed)
+    })
+  })
+  app.addHook('preValidation', async (request) => {
+    const problem = inputProblem(request.params, 'params') ?? inputProblem(request.query, 'query')
+    if (problem) throw badRequest(problem)
+  })
+}
+
+/** A UUID as callers send it, in any letter case; stored and compared in lower case. */
+export const uuidInput = z.uuid('must be a UUID').overwrite((id) => id.toLowerCase())
