@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
+import { isAlive } from '../../services/shared/os.ts'
 import type { TestEngines } from './engines.ts'
 
 const ROOT = new URL('../../', import.meta.url).pathname
@@ -15,7 +16,8 @@ const CI = process.env.CI === 'true' || process.env.CI === '1'
  * fails the run.
  */
 export default async function setup(project: TestProject) {
-  const cleanups: (() => Promise<void> | void)[] = []
+  // Each test worker's data directory (harness.ts processDataDir) goes when the run ends.
+  const cleanups: (() => Promise<void> | void)[] = [removeWorkerDataDirs]
   const teardown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup()
   }
@@ -26,6 +28,14 @@ export default async function setup(project: TestProject) {
     throw err
   }
   return teardown
+}
+
+/** Removes the tally-test-<pid> directories of test workers that have ended. */
+function removeWorkerDataDirs(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = /^tally-test-(\d+)$/.exec(name)?.[1]
+    if (pid && !isAlive(Number(pid))) rmSync(join(tmpdir(), name), { recursive: true, force: true })
+  }
 }
 
 async function findEngines(cleanups: (() => Promise<void> | void)[]): Promise<TestEngines> {
