@@ -11,6 +11,7 @@ import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
+import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
@@ -41,7 +42,7 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
-/** The Tally API: every route, one error envelope, auth and rate limits on /v1 and /v2. */
+/** The Tally API: every route, one error envelope, auth and rate limits on /v1, /v2 and /admin/v1. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -71,8 +72,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
   const keys = createApiKeyRepo(deps.sql)
-  const auth = await createAuthenticator(keys, deps.sql, deps.log)
+  const auth = await createAuthenticator(keys, deps.sql, deps.log, deps.config.TALLY_ADMIN_API_KEY)
   app.addHook('onClose', () => auth.close())
+
+  // The instance-admin API exists only with its key; without it /admin/v1 is an unknown route.
+  if (deps.config.TALLY_ADMIN_API_KEY) {
+    await app.register(
+      adminRoutes({
+        ...deps,
+        adminKey: deps.config.TALLY_ADMIN_API_KEY,
+        rateLimitPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
+        keys,
+        forgetKey: auth.forget,
+      }),
+    )
+  }
 
   const limits = queryLimits(deps.config)
   const gate = createQueryGate(

@@ -48,6 +48,10 @@ const configSchema = z.object({
   TALLY_BOOTSTRAP_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, {
     message: 'must be at least 32 characters (an API key is a secret)',
   }),
+  /** The instance-admin API's key (/admin/v1: organizations); unset: that API does not exist. */
+  TALLY_ADMIN_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 32, {
+    message: 'must be at least 32 characters (an API key is a secret)',
+  }),
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
   CLICKHOUSE_URL: optionalString,
@@ -142,6 +146,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const config = result.data
     if (config.S3_ENDPOINT && !config.S3_BUCKET) {
       throw new ConfigError('Invalid configuration: S3_BUCKET: required when S3_ENDPOINT is set')
+    }
+    if (config.TALLY_ADMIN_API_KEY && config.TALLY_ADMIN_API_KEY === config.TALLY_BOOTSTRAP_API_KEY) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_ADMIN_API_KEY: must differ from TALLY_BOOTSTRAP_API_KEY (an organization key)',
+      )
     }
     return config
   }

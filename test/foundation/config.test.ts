@@ -8,6 +8,7 @@ describe('configuration', () => {
     expect(config.HOST).toBe('127.0.0.1')
     expect(config.TALLY_DATA_DIR).toBe('./.tally')
     expect(config.DATABASE_URL).toBeUndefined()
+    expect(config.TALLY_ADMIN_API_KEY).toBeUndefined()
     expect(config.KAFKA_BROKERS).toBeUndefined()
     expect(config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(false)
     expect(config.TALLY_WEBHOOK_RETRY_SCHEDULE[0]).toBe(5_000)
@@ -28,6 +29,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ TALLY_LOG_LEVEL: 'loud' })).toThrowError(/TALLY_LOG_LEVEL/)
     expect(() => loadConfig({ TALLY_BOOTSTRAP_API_KEY: 'secret' })).toThrowError(
       /TALLY_BOOTSTRAP_API_KEY: must be at least 32/,
+    )
+    expect(() => loadConfig({ TALLY_ADMIN_API_KEY: 'secret' })).toThrowError(
+      /TALLY_ADMIN_API_KEY: must be at least 32/,
+    )
+    const key = 'k'.repeat(32)
+    expect(() => loadConfig({ TALLY_ADMIN_API_KEY: key, TALLY_BOOTSTRAP_API_KEY: key })).toThrowError(
+      /TALLY_ADMIN_API_KEY: must differ from TALLY_BOOTSTRAP_API_KEY/,
     )
   })
 

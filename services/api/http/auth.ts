@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
@@ -15,11 +16,36 @@ declare module 'fastify' {
 const unauthorized = () =>
   new AppError(401, 'unauthorized', 'Missing or invalid API key: send Authorization: Bearer <API_KEY>')
 
+const unauthorizedAdmin = () =>
+  new AppError(
+    401,
+    'unauthorized',
+    'Missing or invalid admin API key: send Authorization: Bearer <TALLY_ADMIN_API_KEY>',
+  )
+
+function bearerToken(header: string | undefined): string | null {
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
+  return match ? (match[1] as string) : null
+}
+
+/** Whether a token's SHA-256 digest is the instance-admin key's: equal lengths, constant time. */
+function adminKeyMatcher(adminKey: string | undefined) {
+  const expected = adminKey === undefined ? null : hashKey(adminKey)
+  return (digest: Buffer) => expected !== null && timingSafeEqual(digest, expected)
+}
+
 /**
  * Resolves `Authorization: Bearer <key>` to its organization. Look-ups are cached briefly; a
- * deleted key is dropped from every process's cache at once through Postgres NOTIFY.
+ * deleted key is dropped from every process's cache at once through Postgres NOTIFY. The
+ * instance-admin key is refused here even if an organization's key had the same secret.
  */
-export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logger) {
+export async function createAuthenticator(
+  repo: ApiKeyRepo,
+  sql: Sql,
+  log: Logger,
+  adminKey: string | undefined,
+) {
+  const isAdminKey = adminKeyMatcher(adminKey)
   // By key hash. Unknown tokens are cached apart from known keys, so a flood of made-up tokens
   // can only evict other made-up tokens, never the keys real callers use.
   const principals = await createNotifiedCache<Principal>(sql, log, {
@@ -31,10 +57,11 @@ export async function createAuthenticator(repo: ApiKeyRepo, sql: Sql, log: Logge
   })
 
   async function authenticate(header: string | undefined): Promise<Principal> {
-    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null
-    if (!match) throw unauthorized()
-    const secret = match[1] as string
-    const principal = await principals.get(hashKey(secret).toString('hex'), () => repo.findPrincipal(secret))
+    const secret = bearerToken(header)
+    if (!secret) throw unauthorized()
+    const digest = hashKey(secret)
+    if (isAdminKey(digest)) throw unauthorized()
+    const principal = await principals.get(digest.toString('hex'), () => repo.findPrincipal(secret))
     if (!principal) throw unauthorized()
     return principal
   }
@@ -60,4 +87,13 @@ export function requireAdmin(request: FastifyRequest): Principal {
   if (principal.role !== 'admin')
     throw new AppError(403, 'forbidden', 'This API key is not an admin key of its organization')
   return principal
+}
+
+/** Admits only `Authorization: Bearer <TALLY_ADMIN_API_KEY>`; organizations' keys get 401. */
+export function adminAuthHook(adminKey: string) {
+  const isAdminKey = adminKeyMatcher(adminKey)
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const token = bearerToken(request.headers.authorization)
+    if (!token || !isAdminKey(hashKey(token))) throw unauthorizedAdmin()
+  }
 }

@@ -16,7 +16,16 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
           'Every JSON answer is the envelope { data, error }. Authenticate with Authorization: Bearer <API_KEY>.',
       },
       servers: [{ url: serverUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          admin: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'TALLY_ADMIN_API_KEY, for the /admin/v1 routes only',
+          },
+        },
+      },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,

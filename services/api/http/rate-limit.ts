@@ -7,10 +7,13 @@ import { principalOf } from './auth.ts'
  * Per-key limits with the IETF RateLimit headers on every answer and Retry-After on 429.
  * Runs after authentication, so the key is known.
  */
-export function rateLimitHook(limiter: RateLimiter, limitPerMinute: number) {
+export function rateLimitHook(
+  limiter: RateLimiter,
+  limitPerMinute: number,
+  keyOf: (request: FastifyRequest) => string = (request) => principalOf(request).keyId,
+) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const { keyId } = principalOf(request)
-    const r = await limiter.hit(keyId, limitPerMinute)
+    const r = await limiter.hit(keyOf(request), limitPerMinute)
     const resetSeconds = Math.max(1, Math.ceil(r.resetMs / 1000))
     reply.header('RateLimit-Limit', r.limit)
     reply.header('RateLimit-Remaining', r.remaining)

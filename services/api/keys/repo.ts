@@ -43,17 +43,25 @@ export function createApiKeyRepo(sql: Sql) {
     },
 
     /**
-     * Deletes the key and tells every process to forget it. Returns the key's hash (hex), or
-     * null when the organization has no such key.
+     * Deletes the key and tells every process to forget it, unless it is the organization's last
+     * admin key. Every admin key of the organization is locked first, in id order, so deletions
+     * take turns: two admin keys deleting each other at once leave one.
      */
-    async delete(organizationId: string, id: string): Promise<string | null> {
+    async delete(
+      organizationId: string,
+      id: string,
+    ): Promise<{ deleted: string } | 'not_found' | 'last_admin_key'> {
       return sql.begin(async (tx) => {
+        const admins = await tx<{ id: string }[]>`
+          select id from api_keys where organization_id = ${organizationId} and role = 'admin'
+          order by id for update`
+        if (admins.length === 1 && admins[0]?.id === id) return 'last_admin_key'
         const [row] = await tx<{ key_hash: Buffer }[]>`
           delete from api_keys where organization_id = ${organizationId} and id = ${id} returning key_hash`
-        if (!row) return null
+        if (!row) return 'not_found'
         const hash = row.key_hash.toString('hex')
         await tx`select pg_notify(${API_KEYS_CHANNEL}, ${hash})`
-        return hash
+        return { deleted: hash }
       })
     },
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { badRequest, notFound } from '../../shared/errors.ts'
+import { badRequest, conflict, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
 import { envelope, errorResponses, ok } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
@@ -45,16 +45,19 @@ export function apiKeyRoutes(
     app.delete('/v1/api-keys/:id', {
       schema: {
         tags: ['api-keys'],
-        summary: 'Delete an API key (admin keys only); it stops working at once',
+        summary:
+          'Delete an API key (admin keys only); it stops working at once. The last admin key of an organization cannot be deleted (409).',
         params: idParams,
-        response: { 200: envelope(z.null()), ...errorResponses },
+        response: { 200: envelope(z.null()), ...errorResponses, 409: errorResponses[400] },
       },
       handler: async (request) => {
         const principal = requireAdmin(request)
         if (principal.keyId === request.params.id) throw badRequest('id: a key cannot delete itself')
-        const hash = await repo.delete(principal.organizationId, request.params.id)
-        if (!hash) throw notFound('API key not found')
-        onDeleted(hash)
+        const result = await repo.delete(principal.organizationId, request.params.id)
+        if (result === 'not_found') throw notFound('API key not found')
+        if (result === 'last_admin_key')
+          throw conflict('id: the last admin key of an organization cannot be deleted')
+        onDeleted(result.deleted)
         return ok(null)
       },
     })

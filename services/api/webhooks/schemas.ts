@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { propertyFilterSchema } from '../../shared/webhooks/payload.ts'
 import { webhookRowSchema } from '../../shared/webhooks/webhook-row.ts'
 import { isoTimestamp } from '../http/envelope.ts'
+import { pageParams } from '../http/paging.ts'
 
 // Strict: the WHATWG parser would quietly repair whitespace, `https:///host` and backslashes,
 // storing a destination other than the one the caller wrote.
@@ -84,17 +85,7 @@ export const delivery = z.object({
 export const idParams = z.object({ id: z.string() })
 export const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() })
 export const pageQuery = z.object({
-  offset: z.coerce
-    .number('must be a number')
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .default(0),
-  limit: z.coerce
-    .number('must be a number')
-    .int('must be an integer')
-    .min(1, 'must be between 1 and 100')
-    .max(100, 'must be between 1 and 100')
-    .default(10),
+  ...pageParams,
   status: z.enum(deliveryStatus.options, 'must be one of pending, delivered, failed').optional(),
 })
 

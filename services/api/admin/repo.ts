@@ -1,0 +1,92 @@
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
+import type { Page } from '../http/paging.ts'
+import { API_KEYS_CHANNEL } from '../keys/repo.ts'
+import type { Organization } from './schemas.ts'
+
+/** Organizations across the instance, for the instance-admin API. */
+export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
+  /** Locks the organization's row; false when there is none. */
+  async function lock(tx: TxSql, id: string): Promise<boolean> {
+    const [row] = await tx`select 1 from organizations where id = ${id} for update`
+    return row !== undefined
+  }
+
+  /** Deletes the organization's API keys and tells every process to forget them; their hashes (hex). */
+  async function deleteKeys(tx: TxSql, id: string): Promise<string[]> {
+    const rows = await tx<{ key_hash: Buffer }[]>`
+      delete from api_keys where organization_id = ${id} returning key_hash`
+    const hashes = rows.map((row) => row.key_hash.toString('hex'))
+    for (const hash of hashes) await tx`select pg_notify(${API_KEYS_CHANNEL}, ${hash})`
+    return hashes
+  }
+
+  return {
+    async list(page: Page): Promise<Organization[]> {
+      return sql<Organization[]>`
+        select id, name, created_at from organizations
+        order by created_at, id offset ${page.offset} limit ${page.limit}`
+    },
+
+    /**
+     * The first step of a deletion: the organization's keys stop working, so nothing new is
+     * written for it. Their hashes (hex), or null when there is no such organization.
+     */
+    async revokeKeys(id: string): Promise<string[] | null> {
+      return sql.begin(async (tx) => ((await lock(tx, id)) ? deleteKeys(tx, id) : null))
+    },
+
+    /** The object-storage keys of the organization's prompt bodies. */
+    async promptBodyKeys(id: string): Promise<string[]> {
+      const rows = await sql<{ storage_key: string }[]>`
+        select storage_key from prompt_versions where organization_id = ${id}`
+      return rows.map((row) => row.storage_key)
+    },
+
+    /**
+     * Deletes the organization's rows from every table of Tally's ClickHouse database that has an
+     * organization_id column (lightweight DELETE: the statement returns once the rows are gone
+     * from every query; merges drop them from disk later). Returns the tables.
+     */
+    async deleteClickHouseRows(id: string): Promise<string[]> {
+      const result = await clickhouse.query({
+        query: `SELECT name FROM system.tables
+                WHERE database = currentDatabase() AND engine LIKE '%MergeTree'
+                  AND name IN (SELECT table FROM system.columns
+                               WHERE database = currentDatabase() AND name = 'organization_id')
+                ORDER BY name`,
+        format: 'JSONEachRow',
+      })
+      const tables = (await result.json<{ name: string }>()).map((row) => row.name)
+      for (const table of tables) {
+        await clickhouse.command({
+          query: 'DELETE FROM {table:Identifier} WHERE organization_id = {org:UUID}',
+          query_params: { table, org: id },
+        })
+      }
+      return tables
+    },
+
+    /**
+     * The last step: the organization's row, and through the cascades every Postgres row of it
+     * (keys, prompts, versions, environments, webhooks, deliveries, attempts). Keys and webhooks
+     * are announced so that every process drops its cached copies. Returns the key hashes and
+     * prompt-body keys that were still there, or null when the organization was already gone.
+     */
+    async deleteRows(id: string): Promise<{ keyHashes: string[]; bodyKeys: string[] } | null> {
+      return sql.begin(async (tx) => {
+        if (!(await lock(tx, id))) return null
+        const keyHashes = await deleteKeys(tx, id)
+        const bodies = await tx<{ storage_key: string }[]>`
+          select storage_key from prompt_versions where organization_id = ${id}`
+        const webhooks = await tx<{ id: string }[]>`select id from webhooks where organization_id = ${id}`
+        for (const webhook of webhooks) await announceWebhookChange(tx, id, webhook.id)
+        await tx`delete from organizations where id = ${id}`
+        return { keyHashes, bodyKeys: bodies.map((row) => row.storage_key) }
+      })
+    },
+  }
+}
+
+export type OrganizationRepo = ReturnType<typeof createOrganizationRepo>

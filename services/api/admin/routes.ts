@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { notFound } from '../../shared/errors.ts'
+import type { Logger } from '../../shared/logger.ts'
+import type { Sql } from '../../shared/postgres.ts'
+import type { RateLimiter } from '../../shared/rate-limit.ts'
+import { adminAuthHook } from '../http/auth.ts'
+import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { rateLimitHook } from '../http/rate-limit.ts'
+import type { ApiKeyRepo } from '../keys/repo.ts'
+import { createOrganizationRepo } from './repo.ts'
+import {
+  createdOrganization,
+  createOrganizationBody,
+  organization,
+  organizationParams,
+  organizationsQuery,
+} from './schemas.ts'
+import { createOrganizationService } from './service.ts'
+
+export interface AdminDeps {
+  /** TALLY_ADMIN_API_KEY */
+  adminKey: string
+  rateLimitPerMinute: number
+  rateLimiter: RateLimiter
+  sql: Sql
+  clickhouse: ClickHouseClient
+  blobs: BlobStore
+  log: Logger
+  keys: ApiKeyRepo
+  forgetKey: (keyHashHex: string) => void
+}
+
+/** The admin's calls share one rate-limit window, apart from every organization key's. */
+const ADMIN_RATE_LIMIT_KEY = 'instance-admin'
+
+const security = [{ admin: [] }]
+
+/** The instance-admin API (/admin/v1): organizations, for whoever runs this Tally. */
+export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
+  return async (app) => {
+    const repo = createOrganizationRepo(deps.sql, deps.clickhouse)
+    const service = createOrganizationService({
+      repo,
+      blobs: deps.blobs,
+      log: deps.log,
+      forgetKey: deps.forgetKey,
+    })
+    app.addHook('onRequest', adminAuthHook(deps.adminKey))
+    app.addHook(
+      'onRequest',
+      rateLimitHook(deps.rateLimiter, deps.rateLimitPerMinute, () => ADMIN_RATE_LIMIT_KEY),
+    )
+
+    app.post('/admin/v1/organizations', {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'Create an organization with an admin API key, which is in this answer and never again',
+        body: createOrganizationBody,
+        response: { 201: envelope(createdOrganization), ...errorResponses },
+      },
+      handler: async (request, reply) => {
+        const { organization: created, secret } = await deps.keys.createOrganization(request.body.name)
+        return reply.code(201).send(ok({ ...created, api_key: secret }))
+      },
+    })
+
+    app.get('/admin/v1/organizations', {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary: 'List the organizations, oldest first',
+        querystring: organizationsQuery,
+        response: { 200: envelope(z.array(organization)), ...errorResponses },
+      },
+      handler: async (request) => ok(await repo.list(request.query)),
+    })
+
+    app.delete('/admin/v1/organizations/:id', {
+      schema: {
+        tags: ['admin'],
+        security,
+        summary:
+          'Delete an organization with all its data: keys, prompts and their bodies, webhooks and deliveries, request rows. ' +
+          'On a 5xx, send it again: it resumes where it stopped.',
+        params: organizationParams,
+        response: { 200: envelope(z.null()), ...errorResponses },
+      },
+      handler: async (request) => {
+        if (!(await service.delete(request.params.id))) throw notFound('Organization not found')
+        return ok(null)
+      },
+    })
+  }
+}
