@@ -227,7 +227,7 @@ describe('organizations', () => {
       [{ name: 7 }, 'body.name: must be a string'],
       [{ name: '   ' }, 'body.name: must not be empty'],
       [{ name: `${tag}${'x'.repeat(200)}` }, 'body.name: must be at most 200 characters'],
-      [{ name: `${tag}\u0000` }, 'body.name: must not contain control characters (NUL, newlines, …)'],
+      [{ name: `${tag}\u0000` }, 'body.name: must not contain NUL (\\u0000)'],
       [{ name: `${tag}\nsecond line` }, 'body.name: must not contain control characters (NUL, newlines, …)'],
       [{ name: tag, plan: 'pro' }, 'body: Unrecognized key: "plan"'],
       [[tag], 'body: must be a JSON object'],

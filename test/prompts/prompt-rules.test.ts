@@ -318,7 +318,8 @@ describe('immutability', () => {
     })
     await api.post(`/v1/prompt-2025/id/${id}/rename`, { name: 'Renamed' })
     await api.patch(`/v1/prompt-2025/id/${id}/tags`, { tags: ['t'] })
-    // A create that names an existing version's numbers cannot take them: there is no such input.
+    // A create that names an existing version's numbers cannot take them: there is no such input,
+    // and unknown keys are refused.
     const sneaky = await api.post('/v1/prompt-2025/update', {
       promptId: id,
       promptVersionId: v10,
@@ -328,13 +329,14 @@ describe('immutability', () => {
       major_version: 1,
       minor_version: 0,
     })
-    expect(sneaky.status).toBe(201)
+    expect(sneaky.status).toBe(400)
+    expect(sneaky.error).toMatch(/^body: Unrecognized keys?: "major_version"/)
 
     expect(await snapshot(v10)).toEqual(before)
     expect((await api.get(`/v1/prompt-2025/${v10}/prompt-body`)).data).toEqual(original)
     const numbers = (await api.post('/v1/prompt-2025/query/versions', { promptId: id })).data.map(
       (v: { major_version: number; minor_version: number }) => `${v.major_version}.${v.minor_version}`,
     )
-    expect(numbers).toEqual(['1.2', '2.0', '1.1', '1.0'])
+    expect(numbers).toEqual(['2.0', '1.1', '1.0'])
   })
 })

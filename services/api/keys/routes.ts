@@ -7,7 +7,7 @@ import { uuidInput } from '../http/inputs.ts'
 import type { ApiKeyRepo } from './repo.ts'
 import { apiKey, keyRole } from './schemas.ts'
 
-const createBody = z.object({
+const createBody = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
   role: keyRole.default('member').describe('admin keys can manage keys; default member'),
 })

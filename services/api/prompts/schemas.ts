@@ -97,13 +97,13 @@ export type LinkedVersion = z.infer<typeof linkedVersion>
 
 export const versionWithBody = linkedVersion.extend({ prompt_body: promptBody })
 
-export const createPromptBody = z.object({
+export const createPromptBody = z.strictObject({
   name: promptName,
   tags: tagList.default([]),
   promptBody,
 })
 
-export const newVersionBody = z.object({
+export const newVersionBody = z.strictObject({
   promptId: id,
   promptVersionId: id.describe('The version this one is based on'),
   newMajorVersion: z.boolean({ error: 'must be true or false' }),
@@ -112,7 +112,7 @@ export const newVersionBody = z.object({
   promptBody,
 })
 
-export const queryBody = z.object({
+export const queryBody = z.strictObject({
   search: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters'),
   tagsFilter: z
     .array(z.string(), { error: 'must be an array of strings' })
@@ -121,15 +121,15 @@ export const queryBody = z.object({
   pageSize: z.literal(PAGE_SIZES, { error: `must be one of ${PAGE_SIZES.join(', ')}` }),
 })
 
-export const versionsBody = z.object({
+export const versionsBody = z.strictObject({
   promptId: id,
   majorVersion: z.number({ error: 'must be a number' }).int('must be an integer').min(1).optional(),
 })
 
-export const promptIdBody = z.object({ promptId: id })
-export const versionIdBody = z.object({ promptVersionId: id })
-export const environmentVersionBody = z.object({ promptId: id, environment: environmentName })
-export const environmentChangeBody = z.object({
+export const promptIdBody = z.strictObject({ promptId: id })
+export const versionIdBody = z.strictObject({ promptVersionId: id })
+export const environmentVersionBody = z.strictObject({ promptId: id, environment: environmentName })
+export const environmentChangeBody = z.strictObject({
   promptId: id,
   promptVersionId: id,
   environment: environmentName,
