@@ -131,7 +131,11 @@ function valid(given: Schema, next: () => number, depth = 0): unknown {
 
 /** Every place in a value a hostile value can go: [parent, key] pairs. */
 function places(v: unknown, out: [Record<string, unknown> | unknown[], string | number][] = []) {
-  if (Array.isArray(v)) v.forEach((x, i) => (out.push([v, i]), places(x, out)))
+  if (Array.isArray(v))
+    for (const [i, x] of v.entries()) {
+      out.push([v, i])
+      places(x, out)
+    }
   else if (v && typeof v === 'object')
     for (const [k, x] of Object.entries(v)) {
       out.push([v as Record<string, unknown>, k])
