@@ -44,7 +44,7 @@ describe('request pipeline, embedded mode', () => {
       completed_at: '2026-11-01T10:00:00.800Z',
       latency_ms: 800,
       model: 'gpt-4o-mini',
-      provider: 'custom',
+      provider: 'openai', // no target_url: from the model
       status: 200,
       prompt_tokens: 1000,
       completion_tokens: 2000,

@@ -47,7 +47,8 @@ describe("Helicone's manual logger against Tally", () => {
     expect(r).toMatchObject({
       request_id: requestId,
       model: 'gpt-4o',
-      provider: 'custom',
+      // The URL says nothing (custom-model-nopath): the model names the provider.
+      provider: 'openai',
       target_url: 'custom-model-nopath',
       status: 200,
       user_id: 'alice',
@@ -113,6 +114,7 @@ describe("Helicone's manual logger against Tally", () => {
     expect(q.data).toHaveLength(1)
     expect(q.data[0]).toMatchObject({
       model: 'gpt-4o-mini',
+      provider: 'openai',
       session_id: 'stream-session',
       prompt_tokens: 9,
       completion_tokens: 2,
@@ -120,6 +122,24 @@ describe("Helicone's manual logger against Tally", () => {
     })
     expect(q.data[0].time_to_first_token_ms).toBeGreaterThanOrEqual(0)
     expect(String(q.data[0].response_body)).toContain('"Hel"')
+  })
+
+  it('infers the provider where the URL says nothing: the model, its family, then the response shape', async () => {
+    const org = await tally.newOrg()
+    const l = logger(org.apiKey)
+    const cases: [{ model: string }, unknown, string][] = [
+      [{ model: 'claude-3-5-haiku-20241022' }, { type: 'message', id: 'msg_1', content: [] }, 'anthropic'],
+      [{ model: 'gemini-9-ultra' }, {}, 'google'], // not priced: its family
+      [{ model: 'openai/gpt-4o' }, {}, 'openai'], // a router's prefix
+      [{ model: 'house-model' }, chatCompletion('house-model'), 'openai'], // the response's shape
+      [{ model: 'house-model' }, { text: 'hi' }, 'custom'],
+    ]
+    for (const [request, response] of cases)
+      await l.logRequest(request, async (r) => r.appendResults(response as never))
+    const q = await api.query(org, { limit: 10, sort: { created_at: 'asc' } })
+    expect(q.data.map((r: { model: string; provider: string }) => r.provider).sort()).toEqual(
+      cases.map((c) => c[2]).sort(),
+    )
   })
 
   it('the provider argument routes to /oai/v1/log and /anthropic/v1/log, which record the provider', async () => {

@@ -45,7 +45,13 @@ export const intakeEvent = z.strictObject({
     .describe('When the response ended (1970 to 24 h from now); default: created_at + latency'),
   latency_ms: tokens.optional().describe('Default: completed_at − created_at, or 0'),
   time_to_first_token_ms: tokens.optional(),
-  provider: z.string().max(100).optional().describe('Default: from target_url, else "custom"'),
+  provider: z
+    .string()
+    .max(100)
+    .optional()
+    .describe(
+      'Default: from target_url, else the model (price table, then its family), else the response shape, else "custom"',
+    ),
   model: z.string().max(200).optional().describe('Default: request.model, else the response model'),
   target_url: z.string().max(2048).optional(),
   request: z.unknown().optional().describe('The model request as sent'),
@@ -102,6 +108,34 @@ const PROVIDER_HOSTS: [RegExp, string][] = [
   [/(^|\.)mistral\.ai$/, 'mistral'],
   [/(^|\.)openrouter\.ai$/, 'openrouter'],
 ]
+
+// Where the URL says nothing (Helicone's stream helpers post `custom-model-nopath`): the model's
+// family, then the response's shape.
+const MODEL_FAMILIES: [RegExp, string][] = [
+  [/^(gpt-|o\d|chatgpt-|text-embedding-|dall-e|whisper|tts-)/, 'openai'],
+  [/^claude/, 'anthropic'],
+  [/^(gemini|gemma)/, 'google'],
+  [/^(mistral|mixtral|codestral|ministral|pixtral)/, 'mistral'],
+]
+
+function providerOfModel(prices: PriceTable, model: string): string | undefined {
+  const name = model.trim().toLowerCase()
+  const vendor = /^([a-z0-9-]+)\//.exec(name)?.[1] // a router's prefix: openai/gpt-4o
+  if (vendor && ['openai', 'anthropic', 'google', 'mistral'].includes(vendor)) return vendor
+  return (
+    prices.find(name)?.provider ??
+    MODEL_FAMILIES.find(([re]) => re.test(name.replace(/^[a-z0-9-]+\//, '')))?.[1]
+  )
+}
+
+function providerOfResponse(response: unknown): string | undefined {
+  if (typeof response !== 'object' || response === null) return undefined
+  const r = response as Record<string, unknown>
+  if (r.type === 'message' && typeof r.id === 'string' && r.id.startsWith('msg_')) return 'anthropic'
+  if (typeof r.object === 'string' && r.object.startsWith('chat.completion')) return 'openai'
+  if (Array.isArray(r.candidates) && typeof r.usageMetadata === 'object') return 'google'
+  return undefined
+}
 
 function providerOf(url: string | undefined): string | undefined {
   if (!url) return undefined
@@ -179,7 +213,13 @@ export function toRequestEvent(
     completed_at: end,
     latency_ms: latency,
     time_to_first_token_ms: input.time_to_first_token_ms ?? null,
-    provider: (input.provider ?? providerOf(input.target_url) ?? 'custom').toLowerCase(),
+    provider: (
+      input.provider ??
+      providerOf(input.target_url) ??
+      providerOfModel(prices, model) ??
+      providerOfResponse(input.response) ??
+      'custom'
+    ).toLowerCase(),
     model,
     status: input.status,
     target_url: input.target_url ?? '',
