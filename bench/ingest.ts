@@ -96,7 +96,7 @@ async function serve(role: Role) {
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   })
   const log = createLogger(config, 'bench')
-  const shutdown = createShutdown(log)
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   const started = await startTally(config, log, shutdown, {
     api: role !== 'ingest',
     ingest: role !== 'api',

@@ -47,7 +47,7 @@ async function serve() {
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   })
   const log = createLogger(config, 'bench')
-  const shutdown = createShutdown(log)
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
   const sql = started.engines.postgres?.sql
   if (!started.url || !sql) throw new Error('tally did not start its API')

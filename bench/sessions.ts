@@ -43,7 +43,7 @@ const config = loadConfig({
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 })
 const log = createLogger(config, 'bench-sessions')
-const shutdown = createShutdown(log)
+const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
 const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
 const sql = started.engines.postgres?.sql
 const clickhouse = started.engines.clickhouse?.client

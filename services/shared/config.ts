@@ -25,6 +25,22 @@ const MiB = 1024 ** 2
 const count = (fallback: number) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(fallback)
 
+/** A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` when given. */
+const duration = (fallback: string, atLeast?: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      try {
+        const ms = parseDuration(text)
+        if (atLeast === undefined || ms >= parseDuration(atLeast)) return ms
+        ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message })
+      }
+      return z.NEVER
+    })
+
 const retrySchedule = z
   .string()
   .default('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h')
@@ -56,7 +72,7 @@ const configSchema = z.object({
   DATABASE_URL: optionalString,
   CLICKHOUSE_URL: optionalString,
   /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
-  TALLY_CLICKHOUSE_REQUEST_TIMEOUT: z.string().default('60s').transform(parseDuration),
+  TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   CLICKHOUSE_DATABASE: z
@@ -71,17 +87,9 @@ const configSchema = z.object({
   TALLY_CONSUMER_GROUP_PREFIX: z.string().default(''),
   TALLY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(6),
   /** How long a process waits for Kafka at start (connect, topics, producer init, group join) before it exits naming the step. */
-  TALLY_KAFKA_STARTUP_TIMEOUT: z
-    .string()
-    .default('60s')
-    .transform(parseDuration)
-    .refine((ms) => ms >= 1_000, 'must be at least 1s'),
+  TALLY_KAFKA_STARTUP_TIMEOUT: duration('60s', '1s'),
   /** How long a publish waits for Kafka's acknowledgement before the intake answers 503 (the caller retries). */
-  TALLY_KAFKA_SEND_TIMEOUT: z
-    .string()
-    .default('10s')
-    .transform(parseDuration)
-    .refine((ms) => ms >= 100, 'must be at least 100ms'),
+  TALLY_KAFKA_SEND_TIMEOUT: duration('10s', '100ms'),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -89,6 +97,8 @@ const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   REDIS_URL: optionalString,
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  /** How long each shutdown step may take before it is abandoned and the next one starts. */
+  TALLY_SHUTDOWN_STEP_TIMEOUT: duration('15s', '100ms'),
   TALLY_INTAKE_MAX_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1_000),
   TALLY_INTAKE_MAX_BYTES: z.coerce
     .number()
@@ -101,11 +111,7 @@ const configSchema = z.object({
    * Limits of every ClickHouse query run for a caller (request and session queries, the intake's
    * look-up); see services/shared/clickhouse/query-limits.ts and the README for the defaults' reasons.
    */
-  TALLY_QUERY_MAX_EXECUTION_TIME: z
-    .string()
-    .default('10s')
-    .transform(parseDuration)
-    .refine((ms) => ms >= 100, 'must be at least 100ms'),
+  TALLY_QUERY_MAX_EXECUTION_TIME: duration('10s', '100ms'),
   TALLY_QUERY_MAX_ROWS_TO_READ: count(100_000_000),
   TALLY_QUERY_MAX_BYTES_TO_READ: count(10 * GiB),
   TALLY_QUERY_MAX_MEMORY: count(2 * GiB),
@@ -122,7 +128,7 @@ const configSchema = z.object({
   TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  TALLY_SIGNED_LINK_TTL: z.string().default('10m').transform(parseDuration),
+  TALLY_SIGNED_LINK_TTL: duration('10m'),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
   TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
   TALLY_WEBHOOK_CLAIM_TTL: z

@@ -8,9 +8,43 @@ export interface Shutdown {
   onSignals(): void
 }
 
-export function createShutdown(log: Logger): Shutdown {
+/**
+ * One ordered shutdown. A step still running after `stepTimeoutMs` (a dependency that no longer
+ * answers) is abandoned, named in the log, and the next step starts: the process always gets to
+ * exit, in at most steps × stepTimeoutMs.
+ */
+export function createShutdown(log: Logger, stepTimeoutMs: number): Shutdown {
   const steps: { name: string; step: () => Promise<void> | void }[] = []
   let running: Promise<void> | undefined
+
+  const runStep = async (
+    name: string,
+    step: () => Promise<void> | void,
+  ): Promise<'done' | 'failed' | 'abandoned'> => {
+    const started = Date.now()
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<'abandoned'>((resolve) => {
+      timer = setTimeout(() => resolve('abandoned'), stepTimeoutMs)
+    })
+    try {
+      const done = (async () => {
+        await step()
+        return 'done' as const
+      })()
+      if ((await Promise.race([done, deadline])) === 'done') {
+        log.info({ step: name, ms: Date.now() - started }, 'shutdown_step_done')
+        return 'done'
+      }
+      log.error({ step: name, ms: Date.now() - started }, 'shutdown_step_abandoned')
+      return 'abandoned'
+    } catch (err) {
+      log.error({ step: name, err }, 'shutdown_step_failed')
+      return 'failed'
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
   const shutdown: Shutdown = {
     add(name, step) {
       steps.push({ name, step })
@@ -18,16 +52,11 @@ export function createShutdown(log: Logger): Shutdown {
     run(reason) {
       running ??= (async () => {
         log.info({ reason }, 'shutdown_started')
+        const abandoned: string[] = []
         for (const { name, step } of [...steps].reverse()) {
-          const started = Date.now()
-          try {
-            await step()
-            log.info({ step: name, ms: Date.now() - started }, 'shutdown_step_done')
-          } catch (err) {
-            log.error({ step: name, err }, 'shutdown_step_failed')
-          }
+          if ((await runStep(name, step)) === 'abandoned') abandoned.push(name)
         }
-        log.info('shutdown_finished')
+        log.info(abandoned.length > 0 ? { abandoned } : {}, 'shutdown_finished')
       })()
       return running
     },

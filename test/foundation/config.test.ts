@@ -55,6 +55,19 @@ describe('configuration', () => {
     )
   })
 
+  it('names a duration variable that is not a duration', () => {
+    expect(() => loadConfig({ TALLY_KAFKA_SEND_TIMEOUT: 'soon' })).toThrowError(
+      /TALLY_KAFKA_SEND_TIMEOUT: "soon" is not a duration/,
+    )
+  })
+
+  it('gives each shutdown step a deadline', () => {
+    expect(loadConfig({}).TALLY_SHUTDOWN_STEP_TIMEOUT).toBe(15_000)
+    expect(() => loadConfig({ TALLY_SHUTDOWN_STEP_TIMEOUT: '5ms' })).toThrowError(
+      /TALLY_SHUTDOWN_STEP_TIMEOUT: must be at least 100ms/,
+    )
+  })
+
   it('parses durations', () => {
     expect(parseDuration('250ms')).toBe(250)
     expect(parseDuration('2m')).toBe(120_000)

@@ -94,7 +94,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
   }
   const config = loadConfig(env)
   const log = createLogger(config, 'tally-test')
-  const shutdown = createShutdown(log)
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   const started = await startTally(
     config,
     log,

@@ -18,7 +18,7 @@ export async function runProcess<Out>(
     process.exit(2)
   }
   const log = createLogger(config, name)
-  const shutdown = createShutdown(log)
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   shutdown.onSignals()
   try {
     const started = await startRoles(config, log, shutdown, roles)
