@@ -1,4 +1,4 @@
-/** The one error type the API answers with. `message` is shown to the caller for 4xx only. */
+/** The one error type the API answers with. `message` is shown to the caller, except for a 500. */
 export class AppError extends Error {
   readonly status: number
   readonly code: string

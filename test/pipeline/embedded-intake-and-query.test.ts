@@ -161,6 +161,8 @@ describe('request pipeline, embedded mode', () => {
     try {
       const res = await api.log(org, event)
       expect(res.status).toBe(503)
+      // Raised on purpose, so it says what to do (a 500 would say only which request failed).
+      expect(res.error).toBe('The events could not be recorded; retry with the same request ids')
       expect(res.data).toBeNull()
     } finally {
       await tally.clickhouse.command({ query: 'ATTACH TABLE request_response_rmt' })

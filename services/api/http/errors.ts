@@ -32,9 +32,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       if (err.status >= 500) request.log.error({ err }, 'request_failed')
+      // A 500 is a bug, whose message is for the log; other statuses (a 503 raised on purpose
+      // when a dependency is down) tell the caller what to do.
       return reply
         .code(err.status)
-        .send({ data: null, error: err.status >= 500 ? internalMessage(request.id) : err.message })
+        .send({ data: null, error: err.status === 500 ? internalMessage(request.id) : err.message })
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       return reply
