@@ -15,7 +15,7 @@ import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
-import { installErrorHandling } from './http/errors.ts'
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { installInputRules } from './http/inputs.ts'
 import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
@@ -55,6 +55,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     bodyLimit: 1024 * 1024,
+    // Slow clients: a request must arrive whole in time, or it is answered 408 and its connection
+    // closed. Node checks the deadlines every connectionsCheckingInterval.
+    requestTimeout: deps.config.TALLY_HTTP_REQUEST_TIMEOUT,
+    http: {
+      headersTimeout: deps.config.TALLY_HTTP_HEADERS_TIMEOUT,
+      connectionsCheckingInterval: 1_000,
+      // A missing Host is refused in the envelope (errors.ts), not by Node with an empty 400.
+      requireHostHeader: false,
+    },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler: clientErrorHandler(deps.log, {
+      headersMs: deps.config.TALLY_HTTP_HEADERS_TIMEOUT,
+      requestMs: deps.config.TALLY_HTTP_REQUEST_TIMEOUT,
+    }),
+    // Requests arriving while the server closes are answered 503 in the envelope (errors.ts).
+    return503OnClosing: false,
   })
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(serializerCompiler)

@@ -97,6 +97,9 @@ const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   REDIS_URL: optionalString,
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  /** How long a client may take to send a request's headers, and the whole request with its body (408 beyond). */
+  TALLY_HTTP_HEADERS_TIMEOUT: duration('10s', '100ms'),
+  TALLY_HTTP_REQUEST_TIMEOUT: duration('30s', '100ms'),
   /** How long each shutdown step may take before it is abandoned and the next one starts. */
   TALLY_SHUTDOWN_STEP_TIMEOUT: duration('15s', '100ms'),
   TALLY_INTAKE_MAX_EVENTS: z.coerce.number().int().min(1).max(100_000).default(1_000),
@@ -156,6 +159,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.TALLY_ADMIN_API_KEY && config.TALLY_ADMIN_API_KEY === config.TALLY_BOOTSTRAP_API_KEY) {
       throw new ConfigError(
         'Invalid configuration: TALLY_ADMIN_API_KEY: must differ from TALLY_BOOTSTRAP_API_KEY (an organization key)',
+      )
+    }
+    if (config.TALLY_HTTP_HEADERS_TIMEOUT > config.TALLY_HTTP_REQUEST_TIMEOUT) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_HTTP_HEADERS_TIMEOUT: must not exceed TALLY_HTTP_REQUEST_TIMEOUT',
       )
     }
     return config

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { callApi } from '../support/api.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
+import { rawConnection, rawHttp } from '../support/raw-http.ts'
+import { waitFor } from '../support/wait.ts'
 
 let tally: TestTally
 beforeAll(async () => {
@@ -81,6 +84,108 @@ describe('the envelope on failures', () => {
       expect(ready.json().data.engines.postgres).toBe('unavailable')
     } finally {
       await broken.close()
+    }
+  })
+})
+
+describe('the envelope on what is refused before any route runs', () => {
+  it.each([
+    [
+      'a path parameter over 100 characters',
+      `/v1/api-keys/${'a'.repeat(101)}`,
+      414,
+      'path: a path parameter is longer than 100 characters',
+    ],
+    ['a percent sign that encodes nothing', '/v1/api-keys/%ZZ', 400, 'path: is not valid percent-encoding'],
+  ])('answers %s', async (_, url, status, error) => {
+    const org = await tally.newOrg()
+    const res = await tally.app.inject({
+      method: 'DELETE',
+      url,
+      headers: { ...org.headers, 'x-request-id': 'req-path' },
+    })
+    expect(res.statusCode).toBe(status)
+    expect(res.json()).toEqual({ data: null, error })
+    expect(res.headers['x-request-id']).toBe('req-path')
+  })
+
+  const get = (headers: string) => `GET /healthz HTTP/1.1\r\n${headers}\r\n`
+  it.each([
+    [
+      'headers over 16 KB',
+      get(`Host: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n`),
+      431,
+      'headers: are larger than 16384 bytes in all',
+    ],
+    ['bytes that are not HTTP', 'HELLO\r\n\r\n', 400, 'request: is not valid HTTP/1.1 (HPE_INVALID_METHOD)'],
+    [
+      'an HTTP/1.1 request without Host',
+      get('Connection: close\r\n'),
+      400,
+      'headers.host: is required in HTTP/1.1',
+    ],
+    [
+      'an Expect other than 100-continue',
+      get('Host: x\r\nExpect: 200-ok\r\nConnection: close\r\n'),
+      417,
+      'headers.expect: only 100-continue is supported',
+    ],
+  ])('answers %s (Node refuses these before fastify)', async (_, request, status, error) => {
+    const res = await rawHttp(tally.url, request)
+    expect(res.status).toBe(status)
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(JSON.parse(res.body)).toEqual({ data: null, error })
+  })
+})
+
+describe('while the server closes', () => {
+  it('answers a request that arrives on an open connection with 503 in the envelope', async () => {
+    const closing = await startTestTally()
+    let unlock = () => {}
+    try {
+      const org = await closing.newOrg()
+      const key = (await callApi(closing.app, 'POST', '/v1/api-keys', { as: org, body: { name: 'held' } }))
+        .data
+      // The first request waits on a row lock, so the connection is busy when the close begins.
+      let lockHeld = () => {}
+      const held = new Promise<void>((resolve) => {
+        lockHeld = resolve
+      })
+      const locked = closing.sql.begin(async (tx) => {
+        await tx`select 1 from api_keys where id = ${key.id} for update`
+        lockHeld()
+        await new Promise<void>((resolve) => {
+          unlock = resolve
+        })
+      })
+      await held
+      const connection = rawConnection(closing.url)
+      connection.send(
+        `DELETE /v1/api-keys/${key.id} HTTP/1.1\r\nHost: x\r\nAuthorization: ${org.headers.authorization}\r\n\r\n`,
+      )
+      await waitFor(
+        async () =>
+          (
+            await closing.sql`
+              select 1 from pg_stat_activity
+              where wait_event_type = 'Lock' and query like '%delete from api_keys%' and datname = current_database()`
+          ).length > 0,
+        { what: 'the DELETE waiting on the lock' },
+      )
+      const closed = closing.close()
+      await waitFor(() => !closing.app.server.listening, { what: 'the server to stop listening' })
+      connection.send('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n')
+      unlock()
+      await locked
+      const { answers } = await connection.closed
+      await closed
+      expect(answers.map((a) => [a.status, JSON.parse(a.body)])).toEqual([
+        [200, { data: null, error: null }],
+        [503, { data: null, error: 'This Tally process is shutting down; retry the request' }],
+      ])
+    } finally {
+      unlock()
+      await closing.close()
     }
   })
 })

@@ -68,6 +68,15 @@ describe('configuration', () => {
     )
   })
 
+  it('gives HTTP clients deadlines, the headers one within the whole request one', () => {
+    const config = loadConfig({})
+    expect(config.TALLY_HTTP_HEADERS_TIMEOUT).toBe(10_000)
+    expect(config.TALLY_HTTP_REQUEST_TIMEOUT).toBe(30_000)
+    expect(() => loadConfig({ TALLY_HTTP_HEADERS_TIMEOUT: '40s' })).toThrowError(
+      /TALLY_HTTP_HEADERS_TIMEOUT: must not exceed TALLY_HTTP_REQUEST_TIMEOUT/,
+    )
+  })
+
   it('parses durations', () => {
     expect(parseDuration('250ms')).toBe(250)
     expect(parseDuration('2m')).toBe(120_000)

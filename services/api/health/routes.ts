@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ReadinessCheck } from '../../shared/process/role.ts'
-import { envelope } from '../http/envelope.ts'
+import { envelope, errorEnvelope } from '../http/envelope.ts'
 
 const TIMEOUT_MS = 2_000
 
@@ -22,7 +22,8 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
       schema: {
         tags: ['health'],
         summary: 'Every engine this process uses is reachable',
-        response: { 200: readiness, 503: readiness },
+        // 503 also while the process shuts down, in the plain error envelope.
+        response: { 200: readiness, 503: z.union([readiness, errorEnvelope]) },
       },
       handler: async (request, reply) => {
         const results = await Promise.all(

@@ -19,6 +19,9 @@ export const errorResponses = {
   404: errorEnvelope,
   429: errorEnvelope,
   500: errorEnvelope,
+  503: errorEnvelope.describe(
+    'Unavailable for now (the process is shutting down, a dependency is down); retry',
+  ),
 } as const
 
 /** Routes that query ClickHouse for the caller may also exceed a query limit (docs/requests.md). */

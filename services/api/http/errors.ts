@@ -1,6 +1,9 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
-import { AppError } from '../../shared/errors.ts'
+import { AppError, badRequest } from '../../shared/errors.ts'
+import type { Logger } from '../../shared/logger.ts'
 
 interface ValidationItem {
   instancePath?: string
@@ -55,11 +58,83 @@ export function installErrorHandling(app: FastifyInstance): void {
     request.log.error({ err }, 'request_failed')
     return reply.code(500).send({ data: null, error: internalMessage(request.id) })
   })
+  // What Node and fastify would otherwise answer themselves, outside the envelope.
+  app.server.on('checkExpectation', (_req, res: ServerResponse) => {
+    const body = JSON.stringify({ data: null, error: 'headers.expect: only 100-continue is supported' })
+    res
+      .writeHead(417, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      })
+      .end(body)
+  })
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (request) => {
+    if (closing)
+      throw new AppError(503, 'shutting_down', 'This Tally process is shutting down; retry the request')
+    if (request.raw.httpVersion === '1.1' && !request.headers.host)
+      throw badRequest('headers.host: is required in HTTP/1.1')
+  })
   app.setNotFoundHandler((request, reply) => {
     reply
       .code(404)
       .send({ data: null, error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
+}
+
+/** Path parameters longer than this are refused with 414 before any route runs. */
+export const MAX_PARAM_LENGTH = 100
+
+/** Errors fastify finds while routing, before any hook or handler: a URL it cannot decode. */
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // These replies skip the onSend hooks.
+  reply.header('x-request-id', request.id)
+  if (err.code === 'FST_ERR_BAD_URL') {
+    reply.code(400).send({ data: null, error: 'path: is not valid percent-encoding' })
+  } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(414).send({
+      data: null,
+      error: `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`,
+    })
+  } else {
+    request.log.error({ err }, 'request_failed')
+    reply.code(500).send({ data: null, error: internalMessage(request.id) })
+  }
+}
+
+/**
+ * Requests Node's HTTP parser refuses before fastify sees them (headers over its limit, a request
+ * not received in time, bytes that are not HTTP) are answered in the envelope on the raw socket.
+ */
+export function clientErrorHandler(log: Logger, timeouts: { headersMs: number; requestMs: number }) {
+  const answerTo = (err: ConnectionError): [status: number, error: string] => {
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+      return [
+        408,
+        `request: not received in time (headers within ${timeouts.headersMs / 1000} s, the whole request within ${timeouts.requestMs / 1000} s)`,
+      ]
+    if (err.code === 'HPE_HEADER_OVERFLOW')
+      return [431, `headers: are larger than ${maxHeaderSize} bytes in all`]
+    return [400, `request: is not valid HTTP/1.1 (${err.code ?? err.message})`]
+  }
+  return (err: ConnectionError, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return
+    const [status, error] = answerTo(err)
+    log.debug({ code: err.code, status }, 'client_error')
+    // As Node does: answer only when no response to this request has begun.
+    const response = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage
+    if (socket.writable && !response?.headersSent) {
+      const body = JSON.stringify({ data: null, error })
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      )
+    }
+    socket.destroy(err)
+  }
 }
 
 function internalMessage(requestId: string): string {

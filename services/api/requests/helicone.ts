@@ -73,7 +73,6 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
             201: envelope(z.object({ request_id: z.uuid() })),
             ...errorResponses,
             413: errorEnvelope,
-            503: errorEnvelope,
           },
         },
         handler: async (request, reply) => {

@@ -108,7 +108,6 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
           201: envelope(z.object({ request_ids: z.array(z.uuid()) })),
           ...errorResponses,
           413: errorEnvelope,
-          503: errorEnvelope,
         },
       },
       preValidation: async (request) => {
