@@ -15,6 +15,7 @@ import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
+import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { installInputRules } from './http/inputs.ts'
 import { installOpenApi } from './http/openapi.ts'
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID()
     },
     bodyLimit: 1024 * 1024,
+    trustProxy: deps.config.TALLY_TRUST_PROXY,
     // Slow clients: a request must arrive whole in time, or it is answered 408 and its connection
     // closed. Node checks the deadlines every connectionsCheckingInterval.
     requestTimeout: deps.config.TALLY_HTTP_REQUEST_TIMEOUT,
@@ -89,7 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
   const keys = createApiKeyRepo(deps.sql)
-  const auth = await createAuthenticator(keys, deps.sql, deps.log, deps.config.TALLY_ADMIN_API_KEY)
+  const failures = createAuthFailureLimit(deps.rateLimiter, deps.config.TALLY_AUTH_FAILURES_PER_MINUTE)
+  const auth = await createAuthenticator(keys, deps.sql, deps.log, deps.config.TALLY_ADMIN_API_KEY, failures)
   app.addHook('onClose', () => auth.close())
 
   // The instance-admin API exists only with its key; without it /admin/v1 is an unknown route.
@@ -98,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       adminRoutes({
         ...deps,
         adminKey: deps.config.TALLY_ADMIN_API_KEY,
+        authFailures: failures,
         rateLimitPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
         keys,
         forgetKey: auth.forget,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 
@@ -40,6 +41,27 @@ const duration = (fallback: string, atLeast?: string) =>
       }
       return z.NEVER
     })
+
+/** Proxy addresses named by the proxy-addr package: loopback, linklocal, uniquelocal. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+const isProxyEntry = (entry: string) => {
+  if (PROXY_RANGES.has(entry)) return true
+  const [address = '', prefix, ...rest] = entry.split('/')
+  return isIP(address) !== 0 && rest.length === 0 && (prefix === undefined || /^\d{1,3}$/.test(prefix))
+}
+
+/** fastify's trustProxy: false (unset), or the proxies' addresses and CIDR ranges. */
+const trustProxy = optionalString.transform((text, ctx): false | string[] => {
+  if (text === undefined) return false
+  const entries = text.split(',').map((e) => e.trim())
+  const bad = entries.find((e) => !isProxyEntry(e))
+  if (bad === undefined) return entries
+  ctx.addIssue({
+    code: 'custom',
+    message: `"${bad}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`,
+  })
+  return z.NEVER
+})
 
 const retrySchedule = z
   .string()
@@ -97,6 +119,10 @@ const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: optionalString,
   REDIS_URL: optionalString,
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  /** Failed authentications per client address per minute; beyond, the address is answered 429 (services/api/http/auth-failures.ts). */
+  TALLY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  /** Proxies whose X-Forwarded-For names the client; unset: the connection's address is the client's. */
+  TALLY_TRUST_PROXY: trustProxy,
   /** How long a client may take to send a request's headers, and the whole request with its body (408 beyond). */
   TALLY_HTTP_HEADERS_TIMEOUT: duration('10s', '100ms'),
   TALLY_HTTP_REQUEST_TIMEOUT: duration('30s', '100ms'),

@@ -1,5 +1,7 @@
+import { randomBytes, randomInt } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { clientKey } from '../../services/api/http/auth-failures.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from '../../services/shared/rate-limit.ts'
 import { engines, startTestTally, type TestTally } from '../support/harness.ts'
 
@@ -42,9 +44,100 @@ function limitsPerKey(name: string, env: () => Record<string, string>) {
   })
 }
 
+// Windows in Redis outlive a test run: every run counts against addresses of its own.
+const someIPv6 = () => `2001:db8:${randomInt(0x10000).toString(16)}:${randomInt(0x10000).toString(16)}::1`
+const someIPv4 = () => `198.18.${randomInt(256)}.${randomInt(256)}`
+const aGuess = () => `Bearer tly_${randomBytes(24).toString('base64url')}`
+const PROXY = '192.0.2.10'
+const ADMIN_KEY = `admin-${randomBytes(24).toString('hex')}`
+
+function authFailuresPerAddress(name: string, env: () => Record<string, string>) {
+  describe(`failed authentication per client address (${name})`, () => {
+    let tally: TestTally
+    beforeAll(async () => {
+      tally = await startTestTally({
+        env: {
+          TALLY_AUTH_FAILURES_PER_MINUTE: '3',
+          TALLY_TRUST_PROXY: PROXY,
+          TALLY_ADMIN_API_KEY: ADMIN_KEY,
+          ...env(),
+        },
+      })
+    })
+    afterAll(() => tally.close())
+
+    const listKeys = (authorization: string, remoteAddress: string, headers: Record<string, string> = {}) =>
+      tally.app.inject({
+        method: 'GET',
+        url: '/v1/api-keys',
+        headers: { authorization, ...headers },
+        remoteAddress,
+      })
+
+    it('answers 401 up to the limit, then 429 with Retry-After to that client, valid key or not; other clients are unaffected', async () => {
+      const org = await tally.newOrg()
+      const address = someIPv6()
+      for (let i = 0; i < 3; i++) expect((await listKeys(aGuess(), address)).statusCode).toBe(401)
+      const limited = await listKeys(aGuess(), address)
+      expect(limited.statusCode).toBe(429)
+      expect(limited.json()).toEqual({
+        data: null,
+        error: expect.stringMatching(
+          /^More than 3 failed authentications in a minute from this address; retry in \d+ s$/,
+        ),
+      })
+      const retryAfter = Number(limited.headers['retry-after'])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(retryAfter).toBeLessThanOrEqual(60)
+
+      expect((await listKeys(org.headers.authorization, address)).statusCode).toBe(429)
+      // Another address in the same IPv6 /64 is the same client.
+      const neighbour = address.replace(/::1$/, '::2')
+      expect((await listKeys(org.headers.authorization, neighbour)).statusCode).toBe(429)
+      expect((await listKeys(org.headers.authorization, someIPv6())).statusCode).toBe(200)
+      expect((await listKeys(org.headers.authorization, someIPv4())).statusCode).toBe(200)
+    })
+
+    it('counts failures on the instance-admin API with the others', async () => {
+      const org = await tally.newOrg()
+      const address = someIPv4()
+      const listOrganizations = (authorization: string, remoteAddress: string) =>
+        tally.app.inject({
+          method: 'GET',
+          url: '/admin/v1/organizations',
+          headers: { authorization },
+          remoteAddress,
+        })
+      for (let i = 0; i < 2; i++) expect((await listOrganizations(aGuess(), address)).statusCode).toBe(401)
+      expect((await listKeys(aGuess(), address)).statusCode).toBe(401)
+      expect((await listOrganizations(aGuess(), address)).statusCode).toBe(429)
+      expect((await listOrganizations(`Bearer ${ADMIN_KEY}`, address)).statusCode).toBe(429)
+      expect((await listKeys(org.headers.authorization, address)).statusCode).toBe(429)
+      expect((await listOrganizations(`Bearer ${ADMIN_KEY}`, someIPv4())).statusCode).toBe(200)
+    })
+
+    it('behind a trusted proxy, counts the client the proxy forwards for', async () => {
+      const org = await tally.newOrg()
+      const client = someIPv4()
+      const viaProxy = (authorization: string, forwardedFor: string) =>
+        listKeys(authorization, PROXY, { 'x-forwarded-for': forwardedFor })
+      for (let i = 0; i < 3; i++) expect((await viaProxy(aGuess(), client)).statusCode).toBe(401)
+      expect((await viaProxy(aGuess(), client)).statusCode).toBe(429)
+      expect((await viaProxy(org.headers.authorization, someIPv4())).statusCode).toBe(200)
+      // An untrusted sender cannot pick the address it is counted under.
+      const sender = someIPv4()
+      for (let i = 0; i < 3; i++)
+        expect((await listKeys(aGuess(), sender, { 'x-forwarded-for': someIPv4() })).statusCode).toBe(401)
+      expect((await listKeys(aGuess(), sender, { 'x-forwarded-for': someIPv4() })).statusCode).toBe(429)
+    })
+  })
+}
+
 limitsPerKey('in memory', () => ({}))
+authFailuresPerAddress('in memory', () => ({}))
 describe.skipIf(!redisUrl)('with Redis', () => {
   limitsPerKey('redis', () => ({ REDIS_URL: redisUrl ?? '' }))
+  authFailuresPerAddress('redis', () => ({ REDIS_URL: redisUrl ?? '' }))
 
   it('shares one window between processes', async () => {
     const log = pino({ level: 'silent' })
@@ -85,5 +178,44 @@ describe('memory limiter windows', () => {
     now += 1_000
     expect(await limiter.hit('k', 1)).toMatchObject({ allowed: true, remaining: 0, resetMs: 60_000 })
     await limiter.close()
+  })
+})
+
+describe('failed authentication and Postgres', () => {
+  it('a repeated unknown key, and any key from an address over the limit, is answered without a look-up', async () => {
+    const tally = await startTestTally({ env: { TALLY_AUTH_FAILURES_PER_MINUTE: '3' } })
+    try {
+      const address = someIPv4()
+      const guess = aGuess()
+      const listKeys = (authorization: string) =>
+        tally.app.inject({
+          method: 'GET',
+          url: '/v1/api-keys',
+          headers: { authorization },
+          remoteAddress: address,
+        })
+      expect((await listKeys(guess)).statusCode).toBe(401)
+      // From here on, a look-up in Postgres would fail (500).
+      await tally.sql.end()
+      expect((await listKeys(guess)).statusCode).toBe(401)
+      expect((await listKeys(guess)).statusCode).toBe(401)
+      expect((await listKeys(guess)).statusCode).toBe(429)
+      expect((await listKeys(aGuess())).statusCode).toBe(429)
+    } finally {
+      await tally.close()
+    }
+  })
+})
+
+describe('the client a limit counts', () => {
+  it('is an IPv4 address, or the /64 of an IPv6 one', () => {
+    expect(clientKey('203.0.113.9')).toBe('203.0.113.9')
+    expect(clientKey('::ffff:203.0.113.9')).toBe('203.0.113.9')
+    expect(clientKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64')
+    expect(clientKey('2001:0db8:0001:0002::9')).toBe('2001:db8:1:2::/64')
+    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64')
+    expect(clientKey('::1')).toBe('0:0:0:0::/64')
+    expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
+    expect(clientKey('64:ff9b::203.0.113.9')).toBe('64:ff9b:0:0::/64')
   })
 })

@@ -77,6 +77,20 @@ describe('configuration', () => {
     )
   })
 
+  it('limits failed authentications per address, and trusts only the proxies it is given', () => {
+    const config = loadConfig({})
+    expect(config.TALLY_AUTH_FAILURES_PER_MINUTE).toBe(60)
+    expect(config.TALLY_TRUST_PROXY).toBe(false)
+    expect(loadConfig({ TALLY_TRUST_PROXY: '10.0.0.0/8, 2001:db8::1, loopback' }).TALLY_TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '2001:db8::1',
+      'loopback',
+    ])
+    expect(() => loadConfig({ TALLY_TRUST_PROXY: 'true' })).toThrowError(
+      /TALLY_TRUST_PROXY: "true" is not an address, a CIDR range/,
+    )
+  })
+
   it('parses durations', () => {
     expect(parseDuration('250ms')).toBe(250)
     expect(parseDuration('2m')).toBe(120_000)

@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/logger.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import type { RateLimiter } from '../../shared/rate-limit.ts'
 import { adminAuthHook } from '../http/auth.ts'
+import type { AuthFailureLimit } from '../http/auth-failures.ts'
 import { envelope, errorResponses, ok } from '../http/envelope.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
 import type { ApiKeyRepo } from '../keys/repo.ts'
@@ -23,6 +24,8 @@ import { createOrganizationService } from './service.ts'
 export interface AdminDeps {
   /** TALLY_ADMIN_API_KEY */
   adminKey: string
+  /** Failed authentications per client address, shared with the organizations' routes. */
+  authFailures: AuthFailureLimit
   rateLimitPerMinute: number
   rateLimiter: RateLimiter
   sql: Sql
@@ -48,7 +51,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
       log: deps.log,
       forgetKey: deps.forgetKey,
     })
-    app.addHook('onRequest', adminAuthHook(deps.adminKey))
+    app.addHook('onRequest', adminAuthHook(deps.adminKey, deps.authFailures))
     app.addHook(
       'onRequest',
       rateLimitHook(deps.rateLimiter, deps.rateLimitPerMinute, () => ADMIN_RATE_LIMIT_KEY),

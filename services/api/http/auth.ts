@@ -6,6 +6,7 @@ import { createNotifiedCache } from '../../shared/notified-cache.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import { API_KEYS_CHANNEL, type ApiKeyRepo, type Principal } from '../keys/repo.ts'
 import { hashKey } from '../keys/secret.ts'
+import type { AuthFailureLimit } from './auth-failures.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,13 +38,15 @@ function adminKeyMatcher(adminKey: string | undefined) {
 /**
  * Resolves `Authorization: Bearer <key>` to its organization. Look-ups are cached briefly; a
  * deleted key is dropped from every process's cache at once through Postgres NOTIFY. The
- * instance-admin key is refused here even if an organization's key had the same secret.
+ * instance-admin key is refused here even if an organization's key had the same secret. Failures
+ * count against the client's address; past the limit it is answered 429 before any look-up.
  */
 export async function createAuthenticator(
   repo: ApiKeyRepo,
   sql: Sql,
   log: Logger,
   adminKey: string | undefined,
+  failures: AuthFailureLimit,
 ) {
   const isAdminKey = adminKeyMatcher(adminKey)
   // By key hash. Unknown tokens are cached apart from known keys, so a flood of made-up tokens
@@ -56,21 +59,21 @@ export async function createAuthenticator(
     misses: { ttlMs: 5_000, maxEntries: 10_000 },
   })
 
-  async function authenticate(header: string | undefined): Promise<Principal> {
+  async function authenticate(header: string | undefined): Promise<Principal | null> {
     const secret = bearerToken(header)
-    if (!secret) throw unauthorized()
+    if (!secret) return null
     const digest = hashKey(secret)
-    if (isAdminKey(digest)) throw unauthorized()
-    const principal = await principals.get(digest.toString('hex'), () => repo.findPrincipal(secret))
-    if (!principal) throw unauthorized()
-    return principal
+    if (isAdminKey(digest)) return null
+    return principals.get(digest.toString('hex'), () => repo.findPrincipal(secret))
   }
 
   return {
     /** Forgets a key (by hash) at once in this process; other processes hear it through NOTIFY. */
     forget: principals.forget,
-    async hook(request: FastifyRequest, _reply: FastifyReply) {
+    async hook(request: FastifyRequest, reply: FastifyReply) {
+      failures.check(request.ip, reply)
       request.principal = await authenticate(request.headers.authorization)
+      if (!request.principal) throw (await failures.failed(request.ip, reply)) ?? unauthorized()
     },
     close: principals.close,
   }
@@ -89,11 +92,16 @@ export function requireAdmin(request: FastifyRequest): Principal {
   return principal
 }
 
-/** Admits only `Authorization: Bearer <TALLY_ADMIN_API_KEY>`; organizations' keys get 401. */
-export function adminAuthHook(adminKey: string) {
+/**
+ * Admits only `Authorization: Bearer <TALLY_ADMIN_API_KEY>`; organizations' keys get 401. Failures
+ * count against the client's address like those on organization routes.
+ */
+export function adminAuthHook(adminKey: string, failures: AuthFailureLimit) {
   const isAdminKey = adminKeyMatcher(adminKey)
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    failures.check(request.ip, reply)
     const token = bearerToken(request.headers.authorization)
-    if (!token || !isAdminKey(hashKey(token))) throw unauthorizedAdmin()
+    if (!token || !isAdminKey(hashKey(token)))
+      throw (await failures.failed(request.ip, reply)) ?? unauthorizedAdmin()
   }
 }
