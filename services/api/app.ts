@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import cors from '@fastify/cors'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
@@ -18,6 +19,7 @@ import { createAuthenticator } from './http/auth.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { installInputRules } from './http/inputs.ts'
+import { trackRouteMethods } from './http/methods.ts'
 import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
@@ -83,7 +85,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
-  installErrorHandling(app)
+  // A path that exists under other methods is a 405 with Allow, not a 404.
+  installErrorHandling(app, trackRouteMethods(app))
+  // Fastify parses text/plain by default; Tally takes JSON only, so other bodies are a 415.
+  app.removeContentTypeParser('text/plain')
+  // Browser apps on the origins named in TALLY_CORS_ORIGINS (none by default).
+  if (deps.config.TALLY_CORS_ORIGINS.length > 0) {
+    await app.register(cors, {
+      origin: deps.config.TALLY_CORS_ORIGINS,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: [
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+        'X-Request-Id',
+      ],
+      maxAge: 600,
+    })
+  }
   await installOpenApi(app, publicUrl(deps.config))
 
   await app.register(healthRoutes(deps.readiness))

@@ -118,6 +118,20 @@ const configSchema = z.object({
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
   REDIS_URL: optionalString,
+  /** Browser origins allowed to call the API (CORS), comma-separated; none by default. */
+  TALLY_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((text) =>
+      text
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (origins) => origins.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
+      'must be origins such as https://app.example.com, comma-separated',
+    ),
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
   /** Failed authentications per client address per minute; beyond, the address is answered 429 (services/api/http/auth-failures.ts). */
   TALLY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),

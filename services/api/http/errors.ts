@@ -31,10 +31,15 @@ const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
 }
 
 /** One error handler for the whole API: every failure leaves as `{ data: null, error }`. */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(
+  app: FastifyInstance,
+  allowedMethods?: (path: string) => string[],
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       if (err.status >= 500) request.log.error({ err }, 'request_failed')
+      // RFC 9110: a 401 names the scheme the client should use.
+      if (err.status === 401) reply.header('www-authenticate', 'Bearer')
       // A 500 is a bug, whose message is for the log; other statuses (a 503 raised on purpose
       // when a dependency is down) tell the caller what to do.
       return reply
@@ -79,9 +84,18 @@ export function installErrorHandling(app: FastifyInstance): void {
       throw badRequest('headers.host: is required in HTTP/1.1')
   })
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send({ data: null, error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+    const path = request.url.split('?')[0] as string
+    const allowed = allowedMethods?.(path) ?? []
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send({
+          data: null,
+          error: `Method ${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        })
+    }
+    reply.code(404).send({ data: null, error: `Route ${request.method} ${path} not found` })
   })
 }
 

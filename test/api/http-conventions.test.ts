@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+
+// HTTP as a client library or a browser expects it: 405 with Allow, 415 for non-JSON bodies,
+// WWW-Authenticate on 401, CORS for the configured origins only.
+let tally: TestTally
+let org: TestOrg
+const APP = 'https://app.example.com'
+beforeAll(async () => {
+  tally = await startTestTally({ env: { TALLY_CORS_ORIGINS: `${APP}, https://admin.example.com` } })
+  org = await tally.newOrg()
+})
+afterAll(() => tally?.close())
+
+describe('methods, media types and authentication', () => {
+  it('answers a wrong method on a known path 405 with Allow, in the envelope; an unknown path stays 404', async () => {
+    const get = await tally.app.inject({ method: 'GET', url: '/v1/session/query', headers: org.headers })
+    expect(get.statusCode).toBe(405)
+    expect(get.headers.allow).toBe('POST')
+    expect(get.json()).toEqual({
+      data: null,
+      error: 'Method GET is not allowed on /v1/session/query; allowed: POST',
+    })
+    const del = await tally.app.inject({ method: 'DELETE', url: '/v1/webhooks', headers: org.headers })
+    expect(del.statusCode).toBe(405)
+    expect(String(del.headers.allow).split(', ')).toEqual(['GET', 'HEAD', 'POST'])
+    const withParam = await tally.app.inject({
+      method: 'PUT',
+      url: '/v1/request/5f0e7d1c-0000-4000-8000-000000000000',
+      headers: org.headers,
+    })
+    expect(withParam.statusCode).toBe(405)
+    expect(withParam.headers.allow).toBe('GET, HEAD')
+    const unknown = await tally.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: org.headers })
+    expect(unknown.statusCode).toBe(404)
+  })
+
+  it('answers a text/plain body 415, as for any body that is not JSON', async () => {
+    for (const type of ['text/plain', 'application/xml']) {
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: { ...org.headers, 'content-type': type },
+        payload: '{"model":"m"}',
+      })
+      expect(res.statusCode).toBe(415)
+      expect(res.json()).toEqual({ data: null, error: 'Content-Type: must be application/json' })
+    }
+  })
+
+  it('sends WWW-Authenticate: Bearer with every 401', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }]) {
+      const res = await tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers })
+      expect(res.statusCode).toBe(401)
+      expect(res.headers['www-authenticate']).toBe('Bearer')
+    }
+  })
+})
+
+describe('CORS (TALLY_CORS_ORIGINS)', () => {
+  it('answers a preflight from a configured origin, allowing Authorization and Content-Type', async () => {
+    const res = await tally.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/request/query',
+      headers: {
+        origin: APP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    })
+    expect(res.statusCode).toBe(204)
+    expect(res.headers['access-control-allow-origin']).toBe(APP)
+    expect(String(res.headers['access-control-allow-headers'])).toMatch(/Authorization/)
+    expect(String(res.headers['access-control-allow-headers'])).toMatch(/Content-Type/)
+    expect(String(res.headers['access-control-allow-methods'])).toMatch(/POST/)
+  })
+
+  it('exposes the rate-limit and request-id headers to that origin, and nothing to others', async () => {
+    const res = await tally.app.inject({
+      method: 'GET',
+      url: '/v1/webhooks',
+      headers: { ...org.headers, origin: APP },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['access-control-allow-origin']).toBe(APP)
+    const exposed = String(res.headers['access-control-expose-headers'])
+    for (const h of ['RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'])
+      expect(exposed).toContain(h)
+    const other = await tally.app.inject({
+      method: 'GET',
+      url: '/v1/webhooks',
+      headers: { ...org.headers, origin: 'https://evil.example.com' },
+    })
+    expect(other.headers['access-control-allow-origin']).toBeUndefined()
+  })
+
+  it('sends no CORS headers when no origin is configured', async () => {
+    const plain = await startTestTally()
+    try {
+      const res = await plain.app.inject({
+        method: 'OPTIONS',
+        url: '/v1/request/query',
+        headers: { origin: APP, 'access-control-request-method': 'POST' },
+      })
+      expect(res.headers['access-control-allow-origin']).toBeUndefined()
+      expect(res.statusCode).toBe(405)
+    } finally {
+      await plain.close()
+    }
+  })
+})
