@@ -25,6 +25,7 @@ import { createQueryGate } from './http/query-gate.ts'
 import { rateLimitHook } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
+import { recordHttpMetrics } from './metrics/http.ts'
 import { metricsRoutes } from './metrics/routes.ts'
 import { promptRoutes } from './prompts/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  recordHttpMetrics(app)
   // A path that exists under other methods is a 405 with Allow, not a 404.
   installErrorHandling(app, trackRouteMethods(app))
   // Fastify parses text/plain by default; Tally takes JSON only, so other bodies are a 415.

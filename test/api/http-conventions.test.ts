@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { metric } from '../support/metrics.ts'
 
 // HTTP as a client library or a browser expects it: 405 with Allow, 415 for non-JSON bodies,
 // WWW-Authenticate on 401, CORS for the configured origins only.
@@ -107,5 +108,30 @@ describe('CORS (TALLY_CORS_ORIGINS)', () => {
     } finally {
       await plain.close()
     }
+  })
+})
+
+describe('request metrics at /metrics', () => {
+  it('counts answers by route template and status, times them, and times ClickHouse requests', async () => {
+    const before = await metric(
+      'tally_http_requests_total',
+      '{method="GET",route="/v1/request/:id",status="404"}',
+    )
+    const id = '5f0e7d1c-0000-4000-8000-000000000001'
+    expect(
+      (await tally.app.inject({ method: 'GET', url: `/v1/request/${id}`, headers: org.headers })).statusCode,
+    ).toBe(404)
+    expect(
+      await metric('tally_http_requests_total', '{method="GET",route="/v1/request/:id",status="404"}'),
+    ).toBe(before + 1)
+    const text = (await tally.app.inject({ method: 'GET', url: '/metrics' })).body
+    // The template, never the id: one series per route.
+    expect(text).not.toContain(id)
+    expect(text).toMatch(
+      /^tally_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/v1\/request\/:id"\} \d+$/m,
+    )
+    expect(
+      await metric('tally_clickhouse_request_duration_seconds_count', '{operation="query",outcome="ok"}'),
+    ).toBeGreaterThan(0)
   })
 })

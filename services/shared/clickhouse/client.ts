@@ -4,6 +4,7 @@ import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@c
 import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
+import { timed } from './timed.ts'
 
 export type { ClickHouseClient }
 
@@ -92,7 +93,7 @@ async function connect(url: string, database: string, timeoutMs: number): Promis
       await admin.close()
     }
   }
-  return createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs })
+  return timed(createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs }))
 }
 
 /**
