@@ -8,6 +8,13 @@ let defaultsCollected = false
 export function collectProcessMetrics(): void {
   if (defaultsCollected) return
   collectDefaultMetrics()
+  // Gauges named like counters (promtool warns); the per-type gauges beside them hold the same.
+  for (const name of [
+    'nodejs_active_handles_total',
+    'nodejs_active_requests_total',
+    'nodejs_active_resources_total',
+  ])
+    register.removeSingleMetric(name)
   defaultsCollected = true
 }
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
@@ -133,5 +134,23 @@ describe('request metrics at /metrics', () => {
     expect(
       await metric('tally_clickhouse_request_duration_seconds_count', '{operation="query",outcome="ok"}'),
     ).toBeGreaterThan(0)
+  })
+})
+
+describe('/metrics for Prometheus', () => {
+  // promtool from PATH or Debian's package (scripts/promtool.sh); CI must have it.
+  const found = spawnSync('bash', ['scripts/promtool.sh'], { encoding: 'utf8' })
+  const promtool = found.status === 0 ? found.stdout.trim() : undefined
+  if (!promtool && (process.env.CI === 'true' || process.env.CI === '1'))
+    throw new Error(`CI needs promtool: ${found.stderr}`)
+  if (!promtool) console.warn('!!! no promtool: the /metrics lint is SKIPPED !!!')
+
+  it.skipIf(!promtool)('passes `promtool check metrics` with no warning', async () => {
+    // Every kind of series present: an answer, a ClickHouse request.
+    await tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers: org.headers })
+    const text = (await tally.app.inject({ method: 'GET', url: '/metrics' })).body
+    const checked = spawnSync(promtool as string, ['check', 'metrics'], { input: text, encoding: 'utf8' })
+    expect(`${checked.stdout}${checked.stderr}`).toBe('')
+    expect(checked.status).toBe(0)
   })
 })
