@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ReadinessCheck } from '../../shared/process/role.ts'
-import { envelope } from '../http/envelope.ts'
+import { envelope, publicErrorResponses } from '../http/envelope.ts'
 
 const TIMEOUT_MS = 2_000
 
@@ -13,16 +13,20 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
     app.get('/healthz', {
       schema: {
         tags: ['health'],
+        operationId: 'checkHealth',
         summary: 'The process is up',
-        response: { 200: envelope(z.object({ ok: z.literal(true) })) },
+        security: [],
+        response: { 200: envelope(z.object({ ok: z.literal(true) })), ...publicErrorResponses },
       },
       handler: async () => ({ data: { ok: true as const }, error: null }),
     })
     app.get('/readyz', {
       schema: {
         tags: ['health'],
+        operationId: 'checkReadiness',
         summary: 'Every engine this process uses is reachable',
-        response: { 200: readiness, 503: readiness },
+        security: [],
+        response: { 200: readiness, 503: readiness, ...publicErrorResponses },
       },
       handler: async (request, reply) => {
         const results = await Promise.all(
