@@ -8,7 +8,7 @@ import type { Sql } from '../../shared/postgres.ts'
 import type { RateLimiter } from '../../shared/rate-limit.ts'
 import { adminAuthHook } from '../http/auth.ts'
 import type { AuthFailureLimit } from '../http/auth-failures.ts'
-import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
 import type { ApiKeyRepo } from '../keys/repo.ts'
 import { createOrganizationRepo } from './repo.ts'
@@ -60,10 +60,11 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
     app.post('/admin/v1/organizations', {
       schema: {
         tags: ['admin'],
+        operationId: 'createOrganization',
         security,
         summary: 'Create an organization with an admin API key, which is in this answer and never again',
         body: createOrganizationBody,
-        response: { 201: envelope(createdOrganization), ...errorResponses },
+        response: { 201: envelope(createdOrganization), ...errorResponses, ...bodyErrorResponses },
       },
       handler: async (request, reply) => {
         const { organization: created, secret } = await deps.keys.createOrganization(request.body.name)
@@ -74,6 +75,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
     app.get('/admin/v1/organizations', {
       schema: {
         tags: ['admin'],
+        operationId: 'listOrganizations',
         security,
         summary: 'List the organizations, oldest first',
         querystring: organizationsQuery,
@@ -85,12 +87,13 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
     app.delete('/admin/v1/organizations/:id', {
       schema: {
         tags: ['admin'],
+        operationId: 'deleteOrganization',
         security,
         summary:
           'Delete an organization with all its data: keys, prompts and their bodies, webhooks and deliveries, request rows. ' +
           'On a 5xx, send it again: it resumes where it stopped.',
         params: organizationParams,
-        response: { 200: envelope(z.null()), ...errorResponses },
+        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
       },
       handler: async (request) => {
         if (!(await service.delete(request.params.id))) throw notFound('Organization not found')

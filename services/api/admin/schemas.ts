@@ -24,13 +24,17 @@ export const organizationsQuery = z.strictObject(pageParams)
 
 export const organizationParams = z.strictObject({ id: z.uuid('must be a UUID') })
 
-export const organization = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  created_at: isoTimestamp,
-})
+export const organization = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    created_at: isoTimestamp,
+  })
+  .meta({ id: 'Organization' })
 export type Organization = z.output<typeof organization>
 
-export const createdOrganization = organization.extend({
-  api_key: z.string().describe("The organization's first admin API key: in this answer and never again"),
-})
+export const createdOrganization = organization
+  .extend({
+    api_key: z.string().describe("The organization's first admin API key: in this answer and never again"),
+  })
+  .meta({ id: 'CreatedOrganization' })

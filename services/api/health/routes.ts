@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { ReadinessCheck } from '../../shared/process/role.ts'
-import { envelope, errorEnvelope } from '../http/envelope.ts'
+import { envelope, errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
 
 const TIMEOUT_MS = 2_000
 
@@ -13,17 +13,21 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
     app.get('/healthz', {
       schema: {
         tags: ['health'],
+        operationId: 'checkHealth',
         summary: 'The process is up',
-        response: { 200: envelope(z.object({ ok: z.literal(true) })) },
+        security: [],
+        response: { 200: envelope(z.object({ ok: z.literal(true) })), ...publicErrorResponses },
       },
       handler: async () => ({ data: { ok: true as const }, error: null }),
     })
     app.get('/readyz', {
       schema: {
         tags: ['health'],
+        operationId: 'checkReadiness',
         summary: 'Every engine this process uses is reachable',
+        security: [],
         // 503 also while the process shuts down, in the plain error envelope.
-        response: { 200: readiness, 503: z.union([readiness, errorEnvelope]) },
+        response: { ...publicErrorResponses, 200: readiness, 503: z.union([readiness, errorEnvelope]) },
       },
       handler: async (request, reply) => {
         const results = await Promise.all(

@@ -10,13 +10,16 @@ export const errorEnvelope = z
     data: z.null(),
     error: z.string().describe('What went wrong; for 4xx it names the field and the rule'),
   })
-  .describe('Failure')
+  .meta({ id: 'ErrorEnvelope', description: 'Failure' })
 
-/** Response schemas every authenticated route may answer with, for the OpenAPI document. */
+/**
+ * Response schemas every authenticated route may answer with, for the OpenAPI document: a
+ * parameter, query or body breaking a rule (400), no valid key (401), the key's rate limit (429)
+ * and a server error (500). Routes add what else they answer: 403, 404, 409, 422, 503.
+ */
 export const errorResponses = {
   400: errorEnvelope,
   401: errorEnvelope,
-  404: errorEnvelope,
   429: errorEnvelope,
   500: errorEnvelope,
   503: errorEnvelope.describe(
@@ -24,11 +27,14 @@ export const errorResponses = {
   ),
 } as const
 
+/** What a route with a JSON body may also answer: the body is too large (413) or not JSON (415). */
+export const bodyErrorResponses = { 413: errorEnvelope, 415: errorEnvelope } as const
+
+/** What a route without an API key may answer: a parameter or query breaking a rule, a server error. */
+export const publicErrorResponses = { 400: errorEnvelope, 500: errorEnvelope } as const
+
 /** Routes that query ClickHouse for the caller may also exceed a query limit (docs/requests.md). */
-export const queryErrorResponses = {
-  ...errorResponses,
-  422: errorEnvelope.describe('The query exceeded a query limit; the message names it and its value'),
-} as const
+export const queryErrorResponses = { ...errorResponses, 422: errorEnvelope } as const
 
 export const ok = <T>(data: T) => ({ data, error: null })
 

@@ -1,9 +1,163 @@
-import swagger from '@fastify/swagger'
+import { isDeepStrictEqual } from 'node:util'
+import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
-import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod'
+import type { OpenAPIV3_1 } from 'openapi-types'
+import { z } from 'zod'
+import { webhookDeliveries } from '../webhooks/openapi.ts'
+import { publicErrorResponses } from './envelope.ts'
 
-/** OpenAPI 3 from the routes' zod schemas, at /openapi.json, with a docs page at /docs. */
+const documentedBodies = new WeakMap<object, z.ZodType>()
+
+/**
+ * `validated` as a route's body schema, shown in the OpenAPI document as `documented`: for a body
+ * that validation first normalizes, `documented` says everything a caller may send.
+ */
+export function documentedAs<T extends z.ZodType>(validated: T, documented: z.ZodType): T {
+  documentedBodies.set(validated, documented)
+  return validated
+}
+
+/** Each route's zod schemas as JSON Schema; schemas named with `.meta({ id })` become `$ref`s. */
+const transform: SwaggerTransform = (input) => {
+  const body = input.schema.body
+  const documented = typeof body === 'object' && body !== null ? documentedBodies.get(body) : undefined
+  return jsonSchemaTransform(documented ? { ...input, schema: { ...input.schema, body: documented } } : input)
+}
+
+/** For a route ending in fastify's catch-all `*`: the document names that parameter `name`. */
+export function wildcardNamed(name: string): SwaggerTransform {
+  return (input) => {
+    const { schema, url } = transform(input)
+    const params = schema.params as { properties?: Record<string, unknown>; required?: string[] } | undefined
+    const { '*': wildcard, ...others } = params?.properties ?? {}
+    return {
+      url: url.replace(/\*$/, `:${name}`),
+      schema: {
+        ...schema,
+        params: {
+          ...params,
+          properties: { ...others, [name]: wildcard ?? { type: 'string' } },
+          required: [...(params?.required ?? []).filter((p) => p !== '*'), name],
+        },
+      },
+    }
+  }
+}
+
+const COMPONENT = '#/components/schemas/'
+const INPUT = 'Input'
+
+/** Every `#/components/schemas/…` name `value` refers to, and what those refer to in turn. */
+function referencedSchemas(value: unknown, schemas: Record<string, unknown>): Set<string> {
+  const found = new Set<string>()
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) for (const x of v) visit(x)
+    else if (v && typeof v === 'object')
+      for (const [key, x] of Object.entries(v)) {
+        if (key === '$ref' && typeof x === 'string' && x.startsWith(COMPONENT)) {
+          const name = x.slice(COMPONENT.length)
+          if (!(name in schemas)) throw new Error(`OpenAPI: ${x} is not a component`)
+          if (!found.has(name)) {
+            found.add(name)
+            visit(schemas[name])
+          }
+        } else visit(x)
+      }
+  }
+  visit(value)
+  return found
+}
+
+function renameRefs(value: unknown, renames: Map<string, string>): unknown {
+  if (Array.isArray(value)) return value.map((x) => renameRefs(x, renames))
+  if (!value || typeof value !== 'object') return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, x]) => {
+      if (key !== '$ref' || typeof x !== 'string' || !x.startsWith(COMPONENT))
+        return [key, renameRefs(x, renames)]
+      const name = x.slice(COMPONENT.length)
+      return [key, `${COMPONENT}${renames.get(name) ?? name}`]
+    }),
+  )
+}
+
+/**
+ * The named schemas come from zod's registry twice, `X` as answered and `XInput` as sent. The
+ * document keeps the ones it uses: a schema only ever sent, or sent and answered alike, is `X`.
+ */
+function nameSchemas(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const { components = {}, ...rest } = document
+  const schemas = (components.schemas ?? {}) as Record<string, unknown>
+  const used = referencedSchemas(rest, schemas)
+  const renames = new Map<string, string>()
+  for (const name of used) {
+    const plain = name.slice(0, -INPUT.length)
+    if (name.endsWith(INPUT) && plain in schemas) {
+      if (!used.has(plain) || isDeepStrictEqual(schemas[name], schemas[plain])) renames.set(name, plain)
+    }
+  }
+  const kept = [...used].filter((name) => !renames.has(name) || !used.has(renames.get(name) as string))
+  const named = Object.fromEntries(
+    kept
+      .map((name) => [renames.get(name) ?? name, renameRefs(schemas[name], renames)] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  )
+  return {
+    ...(renameRefs(rest, renames) as OpenAPIV3_1.Document),
+    components: { ...components, schemas: named as Record<string, OpenAPIV3_1.SchemaObject> },
+  }
+}
+
+const RESPONSE_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  400: 'A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule',
+  401: 'No valid API key: send Authorization: Bearer <API_KEY>',
+  403: 'Not allowed with this key (or this link)',
+  404: "Not found, or not the caller's organization's",
+  409: 'Conflicts with the current state: `error` says how',
+  413: 'The body is larger than this endpoint accepts',
+  415: "The body's Content-Type is not application/json",
+  422: 'The query exceeded a query limit: `error` names it and its value',
+  429: "Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries",
+  500: 'Internal error: `error` carries the request id',
+  503: 'Not available now: retry',
+}
+
+/** fastify-swagger calls every answer without a description of its own "Default Response". */
+function describeResponses(document: OpenAPIV3_1.Document): void {
+  for (const item of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(item ?? {}))
+      for (const [status, response] of Object.entries(
+        (operation as OpenAPIV3_1.OperationObject).responses ?? {},
+      )) {
+        const described = RESPONSE_DESCRIPTIONS[status]
+        if ('description' in response && response.description === 'Default Response' && described)
+          response.description = described
+      }
+}
+
+const withComponents = createJsonSchemaTransformObject({})
+
+const TAGS: OpenAPIV3_1.TagObject[] = [
+  { name: 'prompts', description: 'Prompts with immutable versions, environments and stored bodies' },
+  { name: 'requests', description: "Log model requests (Tally's intake and Helicone's) and query them" },
+  { name: 'sessions', description: 'Requests grouped by session, with their totals' },
+  { name: 'webhooks', description: 'Signed deliveries of every processed request (see `webhooks`)' },
+  { name: 'api-keys', description: "The organization's API keys" },
+  { name: 'models', description: 'The model price table behind cost_usd' },
+  { name: 'admin', description: 'The instance-admin API (TALLY_ADMIN_API_KEY): organizations' },
+  { name: 'health', description: 'Liveness, readiness and Prometheus metrics, without an API key' },
+  {
+    name: 'blobs',
+    description: 'Signed links to prompt bodies in the embedded blob store, without an API key',
+  },
+  { name: 'openapi', description: 'This document' },
+]
+
+/** OpenAPI 3.1 from the routes' zod schemas, at /openapi.json, with a docs page at /docs. */
 export async function installOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -16,6 +170,7 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
           'Every JSON answer is the envelope { data, error }. Authenticate with Authorization: Bearer <API_KEY>.',
       },
       servers: [{ url: serverUrl }],
+      tags: TAGS,
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },
@@ -27,9 +182,27 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
         },
       },
       security: [{ bearer: [] }],
+      webhooks: webhookDeliveries,
     },
-    transform: jsonSchemaTransform,
+    transform,
+    transformObject: (input) => {
+      const document = nameSchemas(withComponents(input) as OpenAPIV3_1.Document)
+      describeResponses(document)
+      return document
+    },
   })
   await app.register(swaggerUi, { routePrefix: '/docs' })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/openapi.json', {
+    schema: {
+      tags: ['openapi'],
+      operationId: 'getOpenApiDocument',
+      summary: 'This document: OpenAPI 3.1',
+      security: [],
+      response: {
+        200: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
+        ...publicErrorResponses,
+      },
+    },
+    handler: async () => app.swagger(),
+  })
 }

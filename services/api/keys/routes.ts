@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { badRequest, conflict, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
-import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import type { ApiKeyRepo } from './repo.ts'
-import { apiKey, keyRole } from './schemas.ts'
+import { apiKey, createdApiKey, keyRole } from './schemas.ts'
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
@@ -22,9 +22,15 @@ export function apiKeyRoutes(
     app.post('/v1/api-keys', {
       schema: {
         tags: ['api-keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key (admin keys only). The secret is in this answer and never again.',
         body: createBody,
-        response: { 201: envelope(apiKey.extend({ api_key: z.string() })), ...errorResponses },
+        response: {
+          201: envelope(createdApiKey),
+          ...errorResponses,
+          ...bodyErrorResponses,
+          403: errorEnvelope,
+        },
       },
       handler: async (request, reply) => {
         const { organizationId } = requireAdmin(request)
@@ -36,6 +42,7 @@ export function apiKeyRoutes(
     app.get('/v1/api-keys', {
       schema: {
         tags: ['api-keys'],
+        operationId: 'listApiKeys',
         summary: "List the organization's API keys (never their secrets)",
         response: { 200: envelope(z.array(apiKey)), ...errorResponses },
       },
@@ -45,10 +52,17 @@ export function apiKeyRoutes(
     app.delete('/v1/api-keys/:id', {
       schema: {
         tags: ['api-keys'],
+        operationId: 'deleteApiKey',
         summary:
           'Delete an API key (admin keys only); it stops working at once. The last admin key of an organization cannot be deleted (409).',
         params: idParams,
-        response: { 200: envelope(z.null()), ...errorResponses, 409: errorResponses[400] },
+        response: {
+          200: envelope(z.null()),
+          ...errorResponses,
+          403: errorEnvelope,
+          404: errorEnvelope,
+          409: errorEnvelope,
+        },
       },
       handler: async (request) => {
         const principal = requireAdmin(request)

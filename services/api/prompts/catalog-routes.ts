@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { notFound } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { failingWith } from './failure.ts'
 import type { PromptRepo } from './repo.ts'
 import {
@@ -17,7 +17,7 @@ import {
 import type { PromptService } from './service.ts'
 
 const tags = ['prompts']
-const withConflict = { ...errorResponses, 409: errorEnvelope, 413: errorEnvelope }
+const withBody = { ...errorResponses, ...bodyErrorResponses }
 const promptParams = z.object({ promptId: id })
 
 /** Prompts as a whole: create, search, rename, tag, delete, and the organization's tags and environments. */
@@ -27,9 +27,14 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       bodyLimit: PROMPT_REQUEST_LIMIT_BYTES,
       schema: {
         tags,
+        operationId: 'createPrompt',
         summary: 'Create a prompt with its first version, 1.0, deployed to production',
         body: createPromptBody,
-        response: { 201: envelope(z.object({ id: z.guid(), versionId: z.guid() })), ...withConflict },
+        response: {
+          201: envelope(z.object({ id: z.guid(), versionId: z.guid() })),
+          ...withBody,
+          409: errorEnvelope,
+        },
       },
       handler: async (request, reply) => {
         const created = await service.createPrompt(principalOf(request).organizationId, request.body)
@@ -41,9 +46,10 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       errorHandler: failingWith('Failed to query prompts'),
       schema: {
         tags,
+        operationId: 'queryPrompts',
         summary: 'Search prompts: partial name match ignoring case, any of the tags, newest first',
         body: queryBody,
-        response: { 200: envelope(z.array(prompt)), ...errorResponses },
+        response: { 200: envelope(z.array(prompt)), ...withBody },
       },
       handler: async (request) => {
         const { search, tagsFilter, page, pageSize } = request.body
@@ -61,9 +67,10 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.get('/v1/prompt-2025/id/:promptId', {
       schema: {
         tags,
+        operationId: 'getPrompt',
         summary: 'One prompt',
         params: promptParams,
-        response: { 200: envelope(prompt), ...errorResponses },
+        response: { 200: envelope(prompt), ...errorResponses, 404: errorEnvelope },
       },
       handler: async (request) =>
         ok(await service.prompt(principalOf(request).organizationId, request.params.promptId)),
@@ -72,10 +79,11 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.post('/v1/prompt-2025/id/:promptId/rename', {
       schema: {
         tags,
+        operationId: 'renamePrompt',
         summary: 'Rename a prompt (its versions are untouched)',
         params: promptParams,
         body: z.object({ name: promptName }),
-        response: { 200: envelope(prompt), ...withConflict },
+        response: { 200: envelope(prompt), ...withBody, 404: errorEnvelope, 409: errorEnvelope },
       },
       handler: async (request) => {
         const org = principalOf(request).organizationId
@@ -88,10 +96,11 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.patch('/v1/prompt-2025/id/:promptId/tags', {
       schema: {
         tags,
+        operationId: 'setPromptTags',
         summary: "Replace a prompt's tags",
         params: promptParams,
         body: z.object({ tags: tagList }),
-        response: { 200: envelope(prompt), ...errorResponses },
+        response: { 200: envelope(prompt), ...withBody, 404: errorEnvelope },
       },
       handler: async (request) => {
         const org = principalOf(request).organizationId
@@ -105,9 +114,10 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.delete('/v1/prompt-2025/:promptId', {
       schema: {
         tags,
+        operationId: 'deletePrompt',
         summary: 'Delete a prompt with all its versions and their bodies, permanently',
         params: promptParams,
-        response: { 200: envelope(z.null()), ...errorResponses },
+        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
       },
       handler: async (request) => {
         await service.deletePrompt(principalOf(request).organizationId, request.params.promptId)
@@ -118,6 +128,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.get('/v1/prompt-2025/tags', {
       schema: {
         tags,
+        operationId: 'listPromptTags',
         summary: "Every tag on the organization's prompts, sorted",
         response: { 200: envelope(z.array(z.string())), ...errorResponses },
       },
@@ -127,6 +138,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
     app.get('/v1/prompt-2025/environments', {
       schema: {
         tags,
+        operationId: 'listPromptEnvironments',
         summary: "Every environment some version of the organization's prompts is deployed to, sorted",
         response: { 200: envelope(z.array(z.string())), ...errorResponses },
       },

@@ -58,44 +58,55 @@ export const promptBody = z
       .optional(),
     tools: z.array(z.looseObject({}), { error: 'must be an array of objects' }).optional(),
   })
-  .describe('messages, model, temperature, max_tokens, tools and any other model parameters')
+  .meta({
+    id: 'PromptBody',
+    description: 'messages, model, temperature, max_tokens, tools and any other model parameters',
+  })
 
 export type PromptBody = z.infer<typeof promptBody>
 
-export const prompt = z.object({
-  id: z.guid(),
-  name: z.string(),
-  tags: z.array(z.string()),
-  created_at: isoTimestamp,
-})
+export const prompt = z
+  .object({
+    id: z.guid(),
+    name: z.string(),
+    tags: z.array(z.string()),
+    created_at: isoTimestamp,
+  })
+  .meta({ id: 'Prompt' })
 
-export const promptVersion = z.object({
-  id: z.guid(),
-  prompt_id: z.guid(),
-  model: z.string(),
-  major_version: z.number().int(),
-  minor_version: z.number().int(),
-  commit_message: z.string(),
-  environments: z.array(z.string()).describe('Environments this version is deployed to; may be empty'),
-  created_at: isoTimestamp,
-  storage_url: z.string().describe('Where the body is kept: its key in object storage'),
-})
+export const promptVersion = z
+  .object({
+    id: z.guid(),
+    prompt_id: z.guid(),
+    model: z.string(),
+    major_version: z.number().int(),
+    minor_version: z.number().int(),
+    commit_message: z.string(),
+    environments: z.array(z.string()).describe('Environments this version is deployed to; may be empty'),
+    created_at: isoTimestamp,
+    storage_url: z.string().describe('Where the body is kept: its key in object storage'),
+  })
+  .meta({ id: 'PromptVersion' })
 
 export type PromptVersion = z.infer<typeof promptVersion>
 
 export const versionCounts = z.object({ totalVersions: z.number().int(), majorVersions: z.number().int() })
 
-export const linkedVersion = promptVersion.extend({
-  s3_url: z
-    .string()
-    .describe(
-      'A link that returns the body JSON with no Authorization header, until it expires (TALLY_SIGNED_LINK_TTL)',
-    ),
-})
+export const linkedVersion = promptVersion
+  .extend({
+    s3_url: z
+      .string()
+      .describe(
+        'A link that returns the body JSON with no Authorization header, until it expires (TALLY_SIGNED_LINK_TTL)',
+      ),
+  })
+  .meta({ id: 'PromptVersionWithLink' })
 
 export type LinkedVersion = z.infer<typeof linkedVersion>
 
-export const versionWithBody = linkedVersion.extend({ prompt_body: promptBody })
+export const versionWithBody = linkedVersion
+  .extend({ prompt_body: promptBody })
+  .meta({ id: 'PromptVersionWithBody' })
 
 export const createPromptBody = z.strictObject({
   name: promptName,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { failingWith } from './failure.ts'
 import {
   environmentChangeBody,
@@ -22,6 +22,8 @@ import {
 import type { PromptService } from './service.ts'
 
 const tags = ['prompts']
+/** A route with a JSON body that names a prompt or version, which may not exist. */
+const lookupWithBody = { ...errorResponses, ...bodyErrorResponses, 404: errorEnvelope }
 
 /** Versions: create, list, count, look up (v1 with a link to the body, v2 with the body), deploy, delete. */
 export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZod {
@@ -30,9 +32,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       bodyLimit: PROMPT_REQUEST_LIMIT_BYTES,
       schema: {
         tags,
+        operationId: 'createPromptVersion',
         summary: 'Create a new version from a base version: a new major, or the next minor of its major',
         body: newVersionBody,
-        response: { 201: envelope(z.object({ id: z.guid() })), ...errorResponses, 413: errorEnvelope },
+        response: { 201: envelope(z.object({ id: z.guid() })), ...lookupWithBody },
       },
       handler: async (request, reply) => {
         const created = await service.createVersion(principalOf(request).organizationId, request.body)
@@ -44,10 +47,11 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       errorHandler: failingWith('Failed to retrieve versions'),
       schema: {
         tags,
+        operationId: 'queryPromptVersions',
         summary:
           "A prompt's versions, metadata only, newest first; only one major when majorVersion is given",
         body: versionsBody,
-        response: { 200: envelope(z.array(promptVersion)), ...errorResponses },
+        response: { 200: envelope(z.array(promptVersion)), ...lookupWithBody },
       },
       handler: async (request) => {
         const { promptId, majorVersion } = request.body
@@ -58,12 +62,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
     app.post('/v1/prompt-2025/query/total-versions', {
       schema: {
         tags,
+        operationId: 'countPromptVersions',
         summary: 'How many versions a prompt has, and how many distinct major versions',
         body: promptIdBody,
-        response: {
-          200: envelope(versionCounts),
-          ...errorResponses,
-        },
+        response: { 200: envelope(versionCounts), ...lookupWithBody },
       },
       handler: async (request) =>
         ok(await service.countVersions(principalOf(request).organizationId, request.body.promptId)),
@@ -71,19 +73,32 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
 
     for (const api of ['v1', 'v2'] as const) {
       const withBody = api === 'v2'
-      const response = { 200: envelope(withBody ? versionWithBody : linkedVersion), ...errorResponses }
+      const response = { 200: envelope(withBody ? versionWithBody : linkedVersion), ...lookupWithBody }
       const what = withBody ? 'with its body inline' : 'with s3_url, a link to its body'
+      const suffix = withBody ? 'WithBody' : ''
       const answer = async (version: z.infer<typeof linkedVersion>) =>
         ok(withBody ? { ...version, prompt_body: await service.body(version) } : version)
 
       app.post(`/${api}/prompt-2025/query/version`, {
-        schema: { tags, summary: `One version ${what}`, body: versionIdBody, response },
+        schema: {
+          tags,
+          operationId: `getPromptVersion${suffix}`,
+          summary: `One version ${what}`,
+          body: versionIdBody,
+          response,
+        },
         handler: async (request) =>
           answer(await service.version(principalOf(request).organizationId, request.body.promptVersionId)),
       })
 
       app.post(`/${api}/prompt-2025/query/production-version`, {
-        schema: { tags, summary: `The production version ${what}`, body: promptIdBody, response },
+        schema: {
+          tags,
+          operationId: `getProductionVersion${suffix}`,
+          summary: `The production version ${what}`,
+          body: promptIdBody,
+          response,
+        },
         handler: async (request) =>
           answer(
             await service.environmentVersion(
@@ -97,6 +112,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       app.post(`/${api}/prompt-2025/query/environment-version`, {
         schema: {
           tags,
+          operationId: `getEnvironmentVersion${suffix}`,
           summary: `The version deployed to an environment ${what}`,
           body: environmentVersionBody,
           response,
@@ -113,9 +129,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
     app.get('/v1/prompt-2025/:promptVersionId/prompt-body', {
       schema: {
         tags,
+        operationId: 'getPromptBody',
         summary: 'The body of a version: messages, model and parameters',
         params: z.object({ promptVersionId: id }),
-        response: { 200: envelope(promptBody), ...errorResponses },
+        response: { 200: envelope(promptBody), ...errorResponses, 404: errorEnvelope },
       },
       handler: async (request) => {
         const version = await service.version(
@@ -129,9 +146,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
     app.post('/v1/prompt-2025/update/environment', {
       schema: {
         tags,
+        operationId: 'deployPromptVersion',
         summary: 'Deploy a version to an environment, moving the environment from the version that held it',
         body: environmentChangeBody,
-        response: { 200: envelope(promptVersion), ...errorResponses },
+        response: { 200: envelope(promptVersion), ...lookupWithBody },
       },
       handler: async (request) =>
         ok(await service.assignEnvironment(principalOf(request).organizationId, request.body)),
@@ -140,9 +158,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
     app.post('/v1/prompt-2025/remove/environment', {
       schema: {
         tags,
+        operationId: 'undeployPromptVersion',
         summary: 'Take a version out of an environment (production can only be moved, never removed)',
         body: environmentChangeBody,
-        response: { 200: envelope(promptVersion), ...errorResponses },
+        response: { 200: envelope(promptVersion), ...lookupWithBody },
       },
       handler: async (request) =>
         ok(await service.removeEnvironment(principalOf(request).organizationId, request.body)),
@@ -151,9 +170,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
     app.delete('/v1/prompt-2025/:promptId/:versionId', {
       schema: {
         tags,
+        operationId: 'deletePromptVersion',
         summary: 'Delete a version and its body, permanently; refused for the production version',
         params: z.object({ promptId: id, versionId: id }),
-        response: { 200: envelope(z.null()), ...errorResponses },
+        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
       },
       handler: async (request) => {
         const { promptId, versionId } = request.params

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { badRequest } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
 import { INT32_MAX, type IntakeEvent, inTimeRange, TIME_RANGE_RULE } from './intake.ts'
 import type { Intake } from './service.ts'
 
@@ -44,12 +44,13 @@ const heliconeLog = z.object({
   provider: z.string().max(100).optional(),
 })
 
+// Path, provider, operationId.
 const ROUTES = [
-  ['/custom/v1/log', undefined],
-  ['/oai/v1/log', 'openai'],
-  ['/anthropic/v1/log', 'anthropic'],
-  ['/googleapis/v1/log', 'google'],
-  ['/v1/trace/custom/log', undefined],
+  ['/custom/v1/log', undefined, 'logHeliconeCustom'],
+  ['/oai/v1/log', 'openai', 'logHeliconeOpenAi'],
+  ['/anthropic/v1/log', 'anthropic', 'logHeliconeAnthropic'],
+  ['/googleapis/v1/log', 'google', 'logHeliconeGoogle'],
+  ['/v1/trace/custom/log', undefined, 'logHeliconeTrace'],
 ] as const
 
 const PROVIDER_NAMES: Record<string, string> = { OPENAI: 'openai', ANTHROPIC: 'anthropic', GOOGLE: 'google' }
@@ -60,11 +61,12 @@ const PROVIDER_NAMES: Record<string, string> = { OPENAI: 'openai', ANTHROPIC: 'a
  */
 export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): FastifyPluginAsyncZod {
   return async (app) => {
-    for (const [path, routeProvider] of ROUTES) {
+    for (const [path, routeProvider, operationId] of ROUTES) {
       app.post(path, {
         bodyLimit: deps.maxBytes,
         schema: {
           tags: ['requests'],
+          operationId,
           summary: `Helicone-compatible log intake (${path})`,
           description:
             'Headers: Helicone-Property-<Name>, Helicone-Session-Id/-Name/-Path, Helicone-User-Id, Helicone-Request-Id, Helicone-Prompt-Id (also with a Tally- prefix).',
@@ -72,7 +74,7 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
           response: {
             201: envelope(z.object({ request_id: z.uuid() })),
             ...errorResponses,
-            413: errorEnvelope,
+            ...bodyErrorResponses,
           },
         },
         handler: async (request, reply) => {

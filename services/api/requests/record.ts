@@ -29,14 +29,16 @@ type Shown = Extract<(typeof REQUEST_COLUMNS)[number], { record: string }>
 const SHOWN_COLUMNS = REQUEST_COLUMNS.filter((c): c is Shown => 'record' in c)
 
 /** A request as the query and GET answer it: every column of request-table.ts with a record name. */
-export const requestRecord = z.object(
-  Object.fromEntries(
-    SHOWN_COLUMNS.map((c) => {
-      const shown = SHOWN[c.kind]
-      return [c.record, c.kind === 'body' ? shown.describe(BODY_DESCRIPTIONS[c.record] ?? '') : shown]
-    }),
-  ) as { [C in Shown as C['record']]: (typeof SHOWN)[C['kind']] },
-)
+export const requestRecord = z
+  .object(
+    Object.fromEntries(
+      SHOWN_COLUMNS.map((c) => {
+        const shown = SHOWN[c.kind]
+        return [c.record, c.kind === 'body' ? shown.describe(BODY_DESCRIPTIONS[c.record] ?? '') : shown]
+      }),
+    ) as { [C in Shown as C['record']]: (typeof SHOWN)[C['kind']] },
+  )
+  .meta({ id: 'RequestRecord' })
 
 export type RequestRecord = z.infer<typeof requestRecord>
 

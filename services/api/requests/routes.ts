@@ -8,9 +8,18 @@ import { AppError, notFound } from '../../shared/errors.ts'
 import type { EventPublisher } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
+import { filterNode } from '../filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorEnvelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
+import {
+  bodyErrorResponses,
+  envelope,
+  errorEnvelope,
+  errorResponses,
+  ok,
+  queryErrorResponses,
+} from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
+import { documentedAs } from '../http/openapi.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
@@ -61,8 +70,7 @@ const tooLarge = (message: string) => new AppError(413, 'payload_too_large', mes
 const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
 
 const queryBody = z.strictObject({
-  filter: z
-    .unknown()
+  filter: filterNode
     .default({})
     .describe(
       'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
@@ -84,15 +92,21 @@ const queryBody = z.strictObject({
 
 const idParams = z.object({ id: uuidInput })
 
+const logEvents = z.array(intakeEvent).min(1, 'must hold at least one event')
+const logEvent = intakeEvent.meta({ id: 'LogEvent' })
+
 // Accepts one event, an array of events, or {events: [...]}; always validated as {events}.
-const logBody = z.preprocess(
-  (body) =>
-    Array.isArray(body)
-      ? { events: body }
-      : typeof body === 'object' && body !== null && 'events' in body
-        ? body
-        : { events: [body] },
-  z.strictObject({ events: z.array(intakeEvent).min(1, 'must hold at least one event') }),
+const logBody = documentedAs(
+  z.preprocess(
+    (body) =>
+      Array.isArray(body)
+        ? { events: body }
+        : typeof body === 'object' && body !== null && 'events' in body
+          ? body
+          : { events: [body] },
+    z.strictObject({ events: logEvents }),
+  ),
+  z.union([logEvent, z.array(logEvent).min(1), z.strictObject({ events: z.array(logEvent).min(1) })]),
 )
 
 function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
@@ -101,13 +115,14 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       bodyLimit: deps.maxBytes,
       schema: {
         tags: ['requests'],
+        operationId: 'logRequests',
         summary: 'Log one processed model request or a batch; 201 once they are durable',
         description: `One event, an array of events, or {events: [...]}; at most ${deps.maxEvents} events and ${deps.maxBytes} bytes (413 beyond).`,
         body: logBody,
         response: {
           201: envelope(z.object({ request_ids: z.array(z.uuid()) })),
           ...errorResponses,
-          413: errorEnvelope,
+          ...bodyErrorResponses,
         },
       },
       preValidation: async (request) => {
@@ -128,9 +143,10 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
     app.post('/v1/request/query', {
       schema: {
         tags: ['requests'],
+        operationId: 'queryRequests',
         summary: "Query the organization's requests with a filter tree, sorted and paged",
         body: queryBody,
-        response: { 200: envelope(z.array(requestRecord)), ...queryErrorResponses },
+        response: { 200: envelope(z.array(requestRecord)), ...queryErrorResponses, ...bodyErrorResponses },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -157,9 +173,10 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
     app.get('/v1/request/:id', {
       schema: {
         tags: ['requests'],
+        operationId: 'getRequest',
         summary: 'One request with its bodies',
         params: idParams,
-        response: { 200: envelope(requestRecord), ...queryErrorResponses },
+        response: { 200: envelope(requestRecord), ...queryErrorResponses, 404: errorEnvelope },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -174,6 +191,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
     app.get('/v1/models', {
       schema: {
         tags: ['models'],
+        operationId: 'listModels',
         summary: 'The model price table behind cost_usd (USD per 1M tokens)',
         response: {
           200: envelope(

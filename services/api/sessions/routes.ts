@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { filterNode as documentedFilter } from '../filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import { documentedAs } from '../http/openapi.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
@@ -80,21 +82,28 @@ export const sessionQueryBody = z.strictObject({
     .describe('One field: asc or desc; default {created_at: "desc"}; ties broken by session_id'),
 })
 
+// The filter is validated as "all" or an object, then compiled; the document shows its grammar.
+documentedAs(sessionQueryBody, sessionQueryBody.extend({ filter: documentedFilter }))
+
 type QueryBody = z.infer<typeof sessionQueryBody>
 
-const session = z.object({
-  session_id: z.string(),
-  session_name: z.string(),
-  created_at: z.string().describe('First request in the window, ISO 8601 at the caller offset'),
-  latest_request_created_at: z.string().describe('Last request in the window, ISO 8601 at the caller offset'),
-  total_cost: z.number().describe('USD'),
-  total_requests: z.number().int(),
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
-  total_tokens: z.number().int().describe('prompt_tokens plus completion_tokens'),
-  avg_latency: z.number().describe('Milliseconds'),
-  user_ids: z.array(z.string()).describe('Unique, non-empty'),
-})
+const session = z
+  .object({
+    session_id: z.string(),
+    session_name: z.string(),
+    created_at: z.string().describe('First request in the window, ISO 8601 at the caller offset'),
+    latest_request_created_at: z
+      .string()
+      .describe('Last request in the window, ISO 8601 at the caller offset'),
+    total_cost: z.number().describe('USD'),
+    total_requests: z.number().int(),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int().describe('prompt_tokens plus completion_tokens'),
+    avg_latency: z.number().describe('Milliseconds'),
+    user_ids: z.array(z.string()).describe('Unique, non-empty'),
+  })
+  .meta({ id: 'Session' })
 
 export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
   const [field, dir] = (Object.entries(body.sort ?? { created_at: 'desc' })[0] ?? ['created_at', 'desc']) as [
@@ -135,9 +144,10 @@ export function sessionRoutes(repo: SessionRepo, gate: QueryGate): FastifyPlugin
     app.post('/v1/session/query', {
       schema: {
         tags: ['sessions'],
+        operationId: 'querySessions',
         summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
         body: sessionQueryBody,
-        response: { 200: envelope(z.array(session)), ...queryErrorResponses },
+        response: { 200: envelope(z.array(session)), ...queryErrorResponses, ...bodyErrorResponses },
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)
@@ -151,9 +161,14 @@ export function sessionRoutes(repo: SessionRepo, gate: QueryGate): FastifyPlugin
     app.post('/v1/session/count', {
       schema: {
         tags: ['sessions'],
+        operationId: 'countSessions',
         summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
         body: sessionQueryBody,
-        response: { 200: envelope(z.object({ count: z.number().int() })), ...queryErrorResponses },
+        response: {
+          200: envelope(z.object({ count: z.number().int() })),
+          ...queryErrorResponses,
+          ...bodyErrorResponses,
+        },
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)

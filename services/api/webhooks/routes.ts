@@ -10,7 +10,7 @@ import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
-import { envelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { createWebhookRepo } from './repo.ts'
 import {
   createBody,
@@ -26,6 +26,8 @@ import {
 } from './schemas.ts'
 
 const webhookNotFound = () => notFound('Webhook not found')
+/** A route about one webhook, which may not exist (or be another organization's). */
+const lookupErrors = { ...errorResponses, 404: errorEnvelope }
 
 function present(row: WebhookRow): z.output<typeof webhook> {
   return {
@@ -59,9 +61,10 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'createWebhook',
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
         body: createBody,
-        response: { 201: envelope(createdWebhook), ...errorResponses },
+        response: { 201: envelope(createdWebhook), ...errorResponses, ...bodyErrorResponses },
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -83,6 +86,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.get('/v1/webhooks', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhooks',
         summary: "List the organization's webhooks (never their keys)",
         response: { 200: envelope(z.array(webhook)), ...errorResponses },
       },
@@ -92,9 +96,10 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.delete('/v1/webhooks/:id', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook; deliveries stop at once, in-flight ones may land',
         params: idParams,
-        response: { 200: envelope(z.null()), ...errorResponses },
+        response: { 200: envelope(z.null()), ...lookupErrors },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -106,12 +111,10 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks/:id/test', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'testWebhook',
         summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
         params: idParams,
-        response: {
-          200: envelope(testResult),
-          ...errorResponses,
-        },
+        response: { 200: envelope(testResult), ...lookupErrors },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -142,10 +145,11 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.get('/v1/webhooks/:id/deliveries', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'listWebhookDeliveries',
         summary: "The webhook's deliveries, newest first, with their last attempt",
         params: idParams,
         querystring: pageQuery,
-        response: { 200: envelope(z.array(delivery)), ...errorResponses },
+        response: { 200: envelope(z.array(delivery)), ...lookupErrors },
       },
       handler: async (request) => {
         const row = await owned(principalOf(request).organizationId, request.params.id)
@@ -156,9 +160,10 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks/:id/deliveries/:deliveryId/retry', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'retryWebhookDelivery',
         summary: 'Make a delivery due now with a fresh retry schedule (re-enables a webhook disabled by 410)',
         params: deliveryParams,
-        response: { 200: envelope(delivery), ...errorResponses },
+        response: { 200: envelope(delivery), ...lookupErrors },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -172,14 +177,11 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
     app.post('/v1/webhooks/:id/rotate-key', {
       schema: {
         tags: ['webhooks'],
+        operationId: 'rotateWebhookKey',
         summary:
           'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
-        response: {
-          200: envelope(rotatedKey),
-          ...errorResponses,
-          409: errorResponses[400],
-        },
+        response: { 200: envelope(rotatedKey), ...lookupErrors, 409: errorEnvelope },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)

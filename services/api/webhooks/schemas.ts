@@ -51,36 +51,40 @@ export const createBody = z.strictObject({
     .describe('Whether deliveries carry the request and response bodies'),
 })
 
-export const webhook = z.object({
-  id: z.uuid(),
-  destination: z.string(),
-  config: z.object({
-    sampleRate: z.number(),
-    propertyFilters: z.array(propertyFilterSchema),
-  }),
-  includeData: z.boolean(),
-  state: webhookRowSchema.shape.state.describe('disabled after a receiver answered 410 Gone'),
-  disabled_reason: z.string().nullable(),
-  created_at: isoTimestamp,
-})
+export const webhook = z
+  .object({
+    id: z.uuid(),
+    destination: z.string(),
+    config: z.object({
+      sampleRate: z.number(),
+      propertyFilters: z.array(propertyFilterSchema),
+    }),
+    includeData: z.boolean(),
+    state: webhookRowSchema.shape.state.describe('disabled after a receiver answered 410 Gone'),
+    disabled_reason: z.string().nullable(),
+    created_at: isoTimestamp,
+  })
+  .meta({ id: 'Webhook' })
 
 const deliveryStatus = z.enum(['pending', 'delivered', 'failed'])
 
-export const delivery = z.object({
-  id: z.uuid().describe('Also the webhook-id header of every attempt'),
-  request_id: z.uuid(),
-  event: z.string(),
-  status: deliveryStatus,
-  attempts: z.number().int(),
-  last_attempt_at: isoTimestamp.nullable(),
-  last_response_status: z.number().int().nullable(),
-  last_response_body: z.string().nullable().describe('The first 2 KB of the last response body'),
-  last_error: z.string().nullable(),
-  last_duration_ms: z.number().int().nullable(),
-  next_attempt_at: isoTimestamp.nullable(),
-  created_at: isoTimestamp,
-  delivered_at: isoTimestamp.nullable(),
-})
+export const delivery = z
+  .object({
+    id: z.uuid().describe('Also the webhook-id header of every attempt'),
+    request_id: z.uuid(),
+    event: z.string(),
+    status: deliveryStatus,
+    attempts: z.number().int(),
+    last_attempt_at: isoTimestamp.nullable(),
+    last_response_status: z.number().int().nullable(),
+    last_response_body: z.string().nullable().describe('The first 2 KB of the last response body'),
+    last_error: z.string().nullable(),
+    last_duration_ms: z.number().int().nullable(),
+    next_attempt_at: isoTimestamp.nullable(),
+    created_at: isoTimestamp,
+    delivered_at: isoTimestamp.nullable(),
+  })
+  .meta({ id: 'Delivery' })
 
 export const idParams = z.object({ id: z.string() })
 export const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() })
@@ -89,15 +93,19 @@ export const pageQuery = z.object({
   status: z.enum(deliveryStatus.options, 'must be one of pending, delivered, failed').optional(),
 })
 
-export const createdWebhook = webhook.extend({ hmac_key: z.string() })
+export const createdWebhook = webhook
+  .extend({ hmac_key: z.string().describe('The signing key: in this answer and never again') })
+  .meta({ id: 'CreatedWebhook' })
 
-export const testResult = z.object({
-  delivery_id: z.uuid(),
-  delivered: z.boolean(),
-  status: z.number().int().nullable().describe("The receiver's HTTP status"),
-  duration_ms: z.number().int(),
-  error: z.string().nullable(),
-})
+export const testResult = z
+  .object({
+    delivery_id: z.uuid(),
+    delivered: z.boolean(),
+    status: z.number().int().nullable().describe("The receiver's HTTP status"),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookTestResult' })
 
 export const rotatedKey = z.object({
   id: z.uuid(),

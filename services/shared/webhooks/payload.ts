@@ -5,11 +5,46 @@ import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 /** The `version` of every payload; changes only when the payload shape does. */
 const PAYLOAD_VERSION = '2026-11-01'
 
-export type EventKind = 'request.completed' | 'webhook.test'
+const eventKind = z.enum(['request.completed', 'webhook.test'])
+export type EventKind = z.infer<typeof eventKind>
 
 /** One `{key, value}` of a webhook's propertyFilters, as stored and as the API shows it. */
-export const propertyFilterSchema = z.object({ key: z.string(), value: z.string() })
+export const propertyFilterSchema = z
+  .object({ key: z.string(), value: z.string() })
+  .meta({ id: 'PropertyFilter' })
 export type PropertyFilter = z.infer<typeof propertyFilterSchema>
+
+const recordedBody = (what: string) =>
+  z
+    .unknown()
+    .optional()
+    .describe(
+      `The ${what} as recorded: parsed JSON, a string when it was not JSON, null when empty; absent when the webhook's includeData is false`,
+    )
+
+/** The delivery body of spec 6.1, as the OpenAPI document's `webhooks` describes it. */
+const webhookPayload = z
+  .object({
+    version: z.literal(PAYLOAD_VERSION).describe('Changes only when the shape does'),
+    metadata: z.object({
+      requestId: z.uuid(),
+      organizationId: z.uuid(),
+      timestamp: z.iso.datetime().describe('When the request completed'),
+      event: eventKind.describe('webhook.test comes from POST /v1/webhooks/{id}/test only'),
+    }),
+    request: recordedBody('model request'),
+    response: recordedBody('model response'),
+    metrics: z.object({
+      latency_ms: z.number().int(),
+      cost_usd: z.number().describe('USD'),
+      cached: z.boolean(),
+      prompt_tokens: z.number().int(),
+      completion_tokens: z.number().int(),
+      total_tokens: z.number().int(),
+    }),
+    properties: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'WebhookPayload' })
 
 /**
  * The delivery body of spec 6.1, as the bytes that will be stored, signed and sent. Without
@@ -17,7 +52,7 @@ export type PropertyFilter = z.infer<typeof propertyFilterSchema>
  * else stays.
  */
 export function buildPayload(event: RequestEvent, includeData: boolean, kind: EventKind): Buffer {
-  const payload = {
+  const payload: z.input<typeof webhookPayload> = {
     version: PAYLOAD_VERSION,
     metadata: {
       requestId: event.request_id,

@@ -1,0 +1,227 @@
+import { execFile } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildPayload, testEvent } from '../../services/shared/webhooks/payload.ts'
+import { generateHmacKey, signatureHeaders } from '../../services/shared/webhooks/signature.ts'
+import { callApi } from '../support/api.ts'
+import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { type OpenApiDocument, responseSchema, validatorFor } from '../support/openapi.ts'
+
+const root = resolve(import.meta.dirname, '../..')
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+
+let tally: TestTally
+let org: TestOrg
+let doc: OpenApiDocument
+beforeAll(async () => {
+  // With the admin key, so that the /admin/v1 routes are in the document too.
+  tally = await startTestTally({ env: { TALLY_ADMIN_API_KEY: randomBytes(32).toString('hex') } })
+  org = await tally.newOrg()
+  doc = await (await fetch(`${tally.url}/openapi.json`)).json()
+})
+afterAll(() => tally?.close())
+
+interface Operation {
+  method: string
+  path: string
+  // biome-ignore lint/suspicious/noExplicitAny: an operation object as JSON
+  op: any
+}
+
+function operations(items: Record<string, Record<string, unknown>> = doc.paths): Operation[] {
+  return Object.entries(items).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  )
+}
+
+describe('the OpenAPI document', () => {
+  it('passes `npm run lint:openapi` (Redocly, redocly.yaml) without a problem', async () => {
+    const run = await promisify(execFile)(process.execPath, ['scripts/lint-openapi.ts', tally.url], {
+      cwd: root,
+    }).catch((err: { stdout: string; stderr: string }) => {
+      throw new Error(`lint:openapi failed:\n${err.stdout}\n${err.stderr}`)
+    })
+    const output = `${run.stdout}\n${run.stderr}`
+    expect(output).toContain('Your API description is valid')
+    expect(output).not.toMatch(/warning|error/i)
+  }, 60_000)
+
+  it('gives every operation a unique, conventional operationId', () => {
+    const all = [...operations(), ...operations(doc.webhooks)]
+    expect(all.length).toBeGreaterThanOrEqual(50)
+    const ids = all.map(({ op }) => op.operationId)
+    for (const { method, path, op } of all)
+      expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z]+$/)
+    expect(new Set(ids).size).toBe(ids.length)
+    const byRoute = Object.fromEntries(
+      operations().map(({ method, path, op }) => [`${method} ${path}`, op.operationId]),
+    )
+    expect(byRoute).toMatchObject({
+      'POST /v1/prompt-2025': 'createPrompt',
+      'POST /v1/request/log': 'logRequests',
+      'GET /v1/request/{id}': 'getRequest',
+      'POST /v1/session/query': 'querySessions',
+      'GET /v1/api-keys': 'listApiKeys',
+      'POST /v1/webhooks': 'createWebhook',
+      'GET /healthz': 'checkHealth',
+      'DELETE /admin/v1/organizations/{id}': 'deleteOrganization',
+    })
+  })
+
+  it('names the shared schemas and refers to them', () => {
+    const names = Object.keys(doc.components.schemas)
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'ApiKey',
+        'Delivery',
+        'ErrorEnvelope',
+        'FilterNode',
+        'LogEvent',
+        'Organization',
+        'Prompt',
+        'PromptBody',
+        'PromptVersion',
+        'RequestRecord',
+        'Session',
+        'Webhook',
+        'WebhookPayload',
+      ]),
+    )
+    const data = (method: string, path: string, status: number) =>
+      responseSchema(doc, method, path, status).properties.data
+    expect(data('GET', '/v1/prompt-2025/id/{promptId}', 200)).toEqual({ $ref: '#/components/schemas/Prompt' })
+    expect(data('POST', '/v1/session/query', 200).items).toEqual({ $ref: '#/components/schemas/Session' })
+    expect(data('GET', '/v1/request/{id}', 200)).toEqual({ $ref: '#/components/schemas/RequestRecord' })
+    expect(data('GET', '/v1/webhooks', 200).items).toEqual({ $ref: '#/components/schemas/Webhook' })
+    expect(data('GET', '/v1/api-keys', 200).items).toEqual({ $ref: '#/components/schemas/ApiKey' })
+    const sessionBody = doc.paths['/v1/session/query'].post.requestBody.content['application/json'].schema
+    expect(sessionBody.properties.filter).toEqual({ $ref: '#/components/schemas/FilterNode' })
+    // Every named schema is used, and the names a client sees have no Input/Output variants.
+    expect(names.filter((name) => name.endsWith('Input'))).toEqual([])
+  })
+
+  it('declares the three forms of the log body, and each is taken', async () => {
+    const schema = doc.paths['/v1/request/log'].post.requestBody.content['application/json'].schema
+    const check = validatorFor(doc)
+    const event = { model: 'gpt-4o-mini', request: { messages: [] }, response: { choices: [] } }
+    const forms = [event, [event, event], { events: [event] }]
+    for (const body of forms) {
+      expect(check(schema, body), JSON.stringify(body)).toEqual([])
+      const res = await callApi(tally.url, 'POST', '/v1/request/log', { as: org, body })
+      expect(res.status, JSON.stringify(res)).toBe(201)
+    }
+    expect(check(schema, { events: [] })).not.toEqual([])
+    expect(check(schema, { nope: 1 })).not.toEqual([])
+  })
+
+  it('asks no API key of the health, metrics, document and blob routes, which answer without one', async () => {
+    const open = operations().filter(({ op }) => op.security?.length === 0)
+    expect(open.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'GET /blobs/{key}',
+      'GET /healthz',
+      'GET /metrics',
+      'GET /openapi.json',
+      'GET /readyz',
+    ])
+    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+      expect((await fetch(`${tally.url}${url}`)).status, url).toBe(200)
+    }
+    const blob = await fetch(`${tally.url}/blobs/prompts/x.json?expires=1&signature=00`)
+    expect(blob.status).toBe(403)
+    // Every other operation takes the organization's key, or the admin key under /admin/v1.
+    for (const { path, op } of operations().filter(({ op }) => op.security?.length !== 0)) {
+      expect(op.security ?? doc.security, path).toEqual(
+        path.startsWith('/admin/') ? [{ admin: [] }] : [{ bearer: [] }],
+      )
+    }
+  })
+
+  it('declares every status a route answers, each failure with the envelope', async () => {
+    const check = validatorFor(doc)
+    for (const { method, path, op } of operations()) {
+      const statuses = Object.keys(op.responses)
+      const where = `${method} ${path}: ${statuses.join(', ')}`
+      expect(statuses, where).toEqual(expect.arrayContaining(['400', '500']))
+      if (op.security?.length !== 0) expect(statuses, where).toEqual(expect.arrayContaining(['401', '429']))
+      if (op.requestBody) expect(statuses, where).toEqual(expect.arrayContaining(['413', '415']))
+      if (path.includes('{')) expect(statuses, where).toContain('404')
+      for (const status of statuses.filter((s) => Number(s) >= 400)) {
+        const schema = op.responses[status].content['application/json'].schema
+        if (path !== '/readyz')
+          expect(schema, `${where}: ${status}`).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' })
+      }
+    }
+    // What the framework answers on its own, as declared: a bad query string on a public route,
+    // a body that is not JSON, a body too large, no key, a member key on an admin-only route.
+    const member = await callApi(tally.url, 'POST', '/v1/api-keys', { as: org, body: { name: 'member' } })
+    const answers: [string, string, Response][] = [
+      ['GET', '/healthz', await fetch(`${tally.url}/healthz?x=%00`)],
+      [
+        'POST',
+        '/v1/prompt-2025/query',
+        await fetch(`${tally.url}/v1/prompt-2025/query`, {
+          method: 'POST',
+          headers: { ...org.headers, 'content-type': 'application/xml' },
+          body: '<x/>',
+        }),
+      ],
+      [
+        'POST',
+        '/v1/session/query',
+        await fetch(`${tally.url}/v1/session/query`, {
+          method: 'POST',
+          headers: { ...org.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({ search: 'x'.repeat(1024 * 1024) }),
+        }),
+      ],
+      ['GET', '/v1/webhooks', await fetch(`${tally.url}/v1/webhooks`)],
+      [
+        'DELETE',
+        '/v1/api-keys/{id}',
+        await fetch(`${tally.url}/v1/api-keys/${randomUUID()}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${member.data.api_key}` },
+        }),
+      ],
+    ]
+    expect(answers.map(([, , res]) => res.status)).toEqual([400, 415, 413, 401, 403])
+    for (const [method, path, res] of answers) {
+      expect(
+        check(responseSchema(doc, method, path, res.status), await res.json()),
+        `${method} ${path}`,
+      ).toEqual([])
+    }
+  })
+
+  it('describes the webhook deliveries: payload and signature headers as sent', () => {
+    const delivery = doc.webhooks.requestCompleted.post
+    const signed = signatureHeaders({
+      id: randomUUID(),
+      timestamp: 1_790_000_000,
+      body: '{}',
+      keys: [generateHmacKey(), generateHmacKey()],
+    })
+    const headers = delivery.parameters.filter((p: { in: string }) => p.in === 'header')
+    expect(headers.map((h: { name: string }) => h.name.toLowerCase()).sort()).toEqual(
+      Object.keys(signed).sort(),
+    )
+    const check = validatorFor(doc)
+    for (const header of headers) {
+      expect(check(header.schema, signed[header.name.toLowerCase()]), header.name).toEqual([])
+    }
+    const schema = delivery.requestBody.content['application/json'].schema
+    expect(schema).toEqual({ $ref: '#/components/schemas/WebhookPayload' })
+    const event = { ...testEvent(randomUUID(), randomUUID(), new Date()), properties: { env: 'prod' } }
+    for (const includeData of [true, false]) {
+      const payload = JSON.parse(buildPayload(event, includeData, 'request.completed').toString())
+      expect(check(schema, payload), `includeData ${includeData}`).toEqual([])
+      expect('request' in payload).toBe(includeData)
+    }
+    expect(check(schema, JSON.parse(buildPayload(event, true, 'webhook.test').toString()))).toEqual([])
+    expect(Object.keys(delivery.responses).sort()).toEqual(['2XX', '410', 'default'])
+  })
+})
