@@ -82,6 +82,8 @@ describe('the envelope on failures', () => {
       const ready = await broken.app.inject({ method: 'GET', url: '/readyz' })
       expect(ready.statusCode).toBe(503)
       expect(ready.json().data.engines.postgres).toBe('unavailable')
+      // A failure like any other: error is set.
+      expect(ready.json().error).toBe('Not ready: postgres unavailable')
     } finally {
       await broken.close()
     }

@@ -5,7 +5,10 @@ import { envelope, errorEnvelope, publicErrorResponses } from '../http/envelope.
 
 const TIMEOUT_MS = 2_000
 
-const readiness = envelope(z.object({ ready: z.boolean(), engines: z.record(z.string(), z.string()) }))
+const engineStates = z.object({ ready: z.boolean(), engines: z.record(z.string(), z.string()) })
+const readiness = envelope(engineStates)
+// Not ready is a failure: `error` says which engines, and `data` still lists them all.
+const notReady = z.object({ data: engineStates, error: z.string() })
 
 /** `/healthz`: the process answers. `/readyz`: every engine it uses answers, within 2 s each. */
 export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
@@ -27,7 +30,7 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
         summary: 'Every engine this process uses is reachable',
         security: [],
         // 503 also while the process shuts down, in the plain error envelope.
-        response: { ...publicErrorResponses, 200: readiness, 503: z.union([readiness, errorEnvelope]) },
+        response: { ...publicErrorResponses, 200: readiness, 503: z.union([notReady, errorEnvelope]) },
       },
       handler: async (request, reply) => {
         const results = await Promise.all(
@@ -42,10 +45,10 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
             }
           }),
         )
-        const ready = results.every(([, state]) => state === 'ok')
-        return reply
-          .code(ready ? 200 : 503)
-          .send({ data: { ready, engines: Object.fromEntries(results) }, error: null })
+        const down = results.filter(([, state]) => state !== 'ok').map(([name]) => name)
+        const data = { ready: down.length === 0, engines: Object.fromEntries(results) }
+        if (down.length === 0) return reply.code(200).send({ data, error: null })
+        return reply.code(503).send({ data, error: `Not ready: ${down.join(', ')} unavailable` })
       },
     })
   }
