@@ -154,3 +154,47 @@ describe('/metrics for Prometheus', () => {
     expect(checked.status).toBe(0)
   })
 })
+
+describe('one wording for bounds', () => {
+  it('says "at least" and "at most" on every route', async () => {
+    const answers = await Promise.all([
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: org.headers,
+        payload: { model: 'm', prompt_tokens: -1 },
+      }),
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: org.headers,
+        payload: { model: 'm', cost_usd: -1 },
+      }),
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/query',
+        headers: org.headers,
+        payload: { offset: -1 },
+      }),
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/query',
+        headers: org.headers,
+        payload: { offset: 2_000_000 },
+      }),
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/prompt-2025/query',
+        headers: org.headers,
+        payload: { search: '', tagsFilter: [], page: -1, pageSize: 10 },
+      }),
+    ])
+    expect(answers.map((a) => a.json().error)).toEqual([
+      'body.events.0.prompt_tokens: must be at least 0',
+      'body.events.0.cost_usd: must be at least 0',
+      'body.offset: must be at least 0',
+      'body.offset: must be at most 1000000',
+      'body.page: must be at least 0',
+    ])
+  })
+})

@@ -28,7 +28,7 @@ describe('request validation', () => {
       page: -1,
       pageSize: 10,
     })
-    expect(negative).toMatchObject({ status: 400, error: 'body.page: must be 0 or more' })
+    expect(negative).toMatchObject({ status: 400, error: 'body.page: must be at least 0' })
     const missing = await api.post('/v1/prompt-2025/query', { tagsFilter: [], page: 0, pageSize: 10 })
     expect(missing).toMatchObject({ status: 400, error: 'body.search: must be a string' })
   })

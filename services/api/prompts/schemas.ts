@@ -128,7 +128,7 @@ export const queryBody = z.strictObject({
   tagsFilter: z
     .array(z.string(), { error: 'must be an array of strings' })
     .max(50, 'must hold at most 50 tags'),
-  page: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be 0 or more'),
+  page: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be at least 0'),
   pageSize: z.literal(PAGE_SIZES, { error: `must be one of ${PAGE_SIZES.join(', ')}` }),
 })
 

@@ -37,7 +37,7 @@ const heliconeLog = z.object({
     endTime: time,
     timeToFirstToken: z
       .number()
-      .min(0, 'must be ≥ 0')
+      .min(0, 'must be at least 0')
       .max(INT32_MAX, `must be at most ${INT32_MAX} (milliseconds)`)
       .optional(),
   }),

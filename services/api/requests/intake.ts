@@ -29,7 +29,7 @@ const instant = z
 const tokens = z
   .number()
   .int('must be a whole number')
-  .min(0, 'must be a whole number ≥ 0')
+  .min(0, 'must be at least 0')
   .max(INT32_MAX, `must be at most ${INT32_MAX}`)
 
 /** One model request as a caller logs it (POST /v1/request/log). */
@@ -70,7 +70,7 @@ export const intakeEvent = z.strictObject({
   completion_tokens: tokens.optional().describe('Default: from the response usage'),
   cost_usd: z
     .number()
-    .min(0, 'must be ≥ 0')
+    .min(0, 'must be at least 0')
     .max(MAX_COST_USD, `must be at most ${MAX_COST_USD}`)
     .optional()
     .describe(`USD, at most ${MAX_COST_USD} (sums stay finite); default: from schemas/prices/models.json`),

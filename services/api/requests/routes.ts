@@ -75,7 +75,7 @@ const queryBody = z.strictObject({
     .describe(
       'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
     ),
-  offset: z.number().int().min(0, 'must be ≥ 0').max(1_000_000, 'must be ≤ 1000000').default(0),
+  offset: z.number().int().min(0, 'must be at least 0').max(1_000_000, 'must be at most 1000000').default(0),
   limit: z
     .number()
     .int()
