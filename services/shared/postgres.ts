@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
+import { timedSql } from './postgres-timing.ts'
 
 export type Sql = postgres.Sql
 export type TxSql = postgres.TransactionSql
@@ -47,15 +48,17 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
 }
 
 function connect(url: string): Sql {
-  return postgres(url, {
-    max: 10,
-    onnotice: () => {},
-    // count(*) and other int8 values come back as JS numbers; none of ours exceed 2^53.
-    types: {
-      int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
-    },
-    transform: { undefined: null },
-  })
+  return timedSql(
+    postgres(url, {
+      max: 10,
+      onnotice: () => {},
+      // count(*) and other int8 values come back as JS numbers; none of ours exceed 2^53.
+      types: {
+        int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
+      },
+      transform: { undefined: null },
+    }),
+  )
 }
 
 function redactUrl(url: string): string {

@@ -134,6 +134,13 @@ describe('request metrics at /metrics', () => {
     expect(
       await metric('tally_clickhouse_request_duration_seconds_count', '{operation="query",outcome="ok"}'),
     ).toBeGreaterThan(0)
+    // Postgres: the key look-ups of the requests above, and newOrg's transaction.
+    expect(
+      await metric('tally_postgres_query_duration_seconds_count', '{operation="query",outcome="ok"}'),
+    ).toBeGreaterThan(0)
+    expect(
+      await metric('tally_postgres_query_duration_seconds_count', '{operation="transaction",outcome="ok"}'),
+    ).toBeGreaterThan(0)
   })
 })
 

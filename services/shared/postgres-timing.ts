@@ -1,0 +1,64 @@
+import type postgres from 'postgres'
+import { Histogram } from 'prom-client'
+
+const duration = new Histogram({
+  name: 'tally_postgres_query_duration_seconds',
+  help: 'Postgres statements (query) and whole transactions (transaction) run by this process',
+  labelNames: ['operation', 'outcome'],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+})
+
+const isTemplate = (arg: unknown): boolean => Array.isArray(arg) && 'raw' in (arg as object)
+
+/** A promise-like query whose first settling is timed as `operation`. */
+function timeThen<T extends PromiseLike<unknown>>(query: T, operation: string): T {
+  const then = query.then
+  let end: ((labels: { outcome: string }) => void) | undefined
+  Object.defineProperty(query, 'then', {
+    configurable: true,
+    value(onFulfilled?: (v: unknown) => unknown, onRejected?: (e: unknown) => unknown) {
+      end ??= duration.startTimer({ operation })
+      const stop = (outcome: string) => {
+        end?.({ outcome })
+        end = () => {}
+      }
+      return then.call(
+        query,
+        (value: unknown) => {
+          stop('ok')
+          return onFulfilled ? onFulfilled(value) : value
+        },
+        (err: unknown) => {
+          stop('error')
+          if (onRejected) return onRejected(err)
+          throw err
+        },
+      )
+    },
+  })
+  return query
+}
+
+/**
+ * The client with its statements timed in tally_postgres_query_duration_seconds: tagged-template
+ * queries (awaited) as `query`, `begin(…)` as `transaction`, and the statements inside a
+ * transaction as `query` too. Helpers (`sql(values)`, `sql.json`) pass through untouched.
+ */
+export function timedSql<S extends postgres.Sql | postgres.TransactionSql>(sql: S): S {
+  return new Proxy(sql, {
+    apply(target, self, args) {
+      const result = Reflect.apply(target as (...a: unknown[]) => unknown, self, args)
+      return isTemplate(args[0]) ? timeThen(result as PromiseLike<unknown>, 'query') : result
+    },
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver)
+      if (key !== 'begin' || typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        // begin([options,] work): the work gets a timed transaction client.
+        const work = args.at(-1) as (tx: postgres.TransactionSql) => unknown
+        const wrapped = [...args.slice(0, -1), (tx: postgres.TransactionSql) => work(timedSql(tx))]
+        return timeThen(value.apply(target, wrapped) as PromiseLike<unknown>, 'transaction')
+      }
+    },
+  })
+}
