@@ -17,25 +17,43 @@ function textProblem(text: string): string | undefined {
   return undefined
 }
 
-/** The first value in `value` that breaks the rules, as "path: rule"; undefined when all hold. Iterative. */
+/** The first value in `value` that breaks the rules, as "path: rule"; undefined when all hold. */
 function inputProblem(value: unknown, root: string): string | undefined {
-  const stack: [unknown, string, number][] = [[value, root, 0]]
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [v, path, depth] = item
-    if (typeof v === 'string') {
-      const problem = textProblem(v)
-      if (problem) return `${path}: ${problem}`
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return `${path}: must be a finite number`
-    } else if (v !== null && typeof v === 'object') {
-      if (depth >= MAX_JSON_DEPTH) return `${path}: is nested deeper than ${MAX_JSON_DEPTH} levels`
-      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v)
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [key, x] = entries[i] as readonly [string, unknown]
-        const problem = textProblem(key)
-        if (problem) return `${path}: key ${JSON.stringify(key)} ${problem}`
-        stack.push([x, `${path}.${key}`, depth + 1])
+  const found = problemIn(value, 0)
+  return found && `${[root, ...found.path].join('.')}: ${found.rule}`
+}
+
+/**
+ * Where the rules break first in `value`: the keys leading there and the rule. The path is built
+ * only on the way back from a failure, so a value that passes costs no strings. Recursion stops
+ * at MAX_JSON_DEPTH, so it never holds more frames than that, however deep the input.
+ */
+function problemIn(value: unknown, depth: number): { path: string[]; rule: string } | undefined {
+  if (typeof value === 'string') {
+    const rule = textProblem(value)
+    return rule ? { path: [], rule } : undefined
+  }
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : { path: [], rule: 'must be a finite number' }
+  if (value === null || typeof value !== 'object') return undefined
+  if (depth >= MAX_JSON_DEPTH) return { path: [], rule: `is nested deeper than ${MAX_JSON_DEPTH} levels` }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = problemIn(value[i], depth + 1)
+      if (found) {
+        found.path.unshift(String(i))
+        return found
       }
+    }
+    return undefined
+  }
+  for (const key of Object.keys(value)) {
+    const keyRule = textProblem(key)
+    if (keyRule) return { path: [], rule: `key ${JSON.stringify(key)} ${keyRule}` }
+    const found = problemIn((value as Record<string, unknown>)[key], depth + 1)
+    if (found) {
+      found.path.unshift(key)
+      return found
     }
   }
   return undefined
