@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis'
 import type { Config } from './config.ts'
+import { withDeadline } from './deadline.ts'
 import type { Logger } from './logger.ts'
 
 interface RateLimitResult {
@@ -67,7 +68,7 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
       try {
         const window = Math.floor(Date.now() / WINDOW_MS)
         const reply = redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS)
-        const [count, ttl] = (await withTimeout(reply, 500)) as [number, number]
+        const [count, ttl] = (await withDeadline(reply, 500, 'no answer from Redis')) as [number, number]
         return result(limit, count, ttl > 0 ? ttl : WINDOW_MS)
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'rate_limit_unavailable')
@@ -82,14 +83,4 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
 
 export function openRateLimiter(config: Config, log: Logger): RateLimiter {
   return config.REDIS_URL ? createRedisRateLimiter(config.REDIS_URL, log) : createMemoryRateLimiter()
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms)
-    }),
-  ]).finally(() => clearTimeout(timer))
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { withDeadline } from '../../shared/deadline.ts'
 import type { ReadinessCheck } from '../../shared/process/role.ts'
 import { envelope, errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
 
@@ -36,7 +37,7 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
         const results = await Promise.all(
           checks.map(async ({ name, check }) => {
             try {
-              await withTimeout(check(), TIMEOUT_MS)
+              await withDeadline(check(), TIMEOUT_MS, 'no answer')
               return [name, 'ok'] as const
             } catch (err) {
               // Unauthenticated: the reason (hosts, ports) goes to the log, not the answer.
@@ -52,12 +53,4 @@ export function healthRoutes(checks: ReadinessCheck[]): FastifyPluginAsyncZod {
       },
     })
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

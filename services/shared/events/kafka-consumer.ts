@@ -6,6 +6,7 @@ import {
   MessagesStreamModes,
 } from '@platformatic/kafka'
 import { Gauge } from 'prom-client'
+import { withDeadline } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 import { coalesce } from './coalesced-writer.ts'
 import type { Codec } from './codec.ts'
@@ -16,7 +17,7 @@ import {
   type MessageHeaders,
   type PartitionBatch,
 } from './consumer-steps.ts'
-import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers, withDeadline } from './kafka.ts'
+import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'

@@ -1,5 +1,6 @@
 import type { BaseOptions } from '@platformatic/kafka'
 import type { Config } from '../config.ts'
+import { withDeadline } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 
 export { runKafkaConsumer } from './kafka-consumer.ts'
@@ -94,15 +95,6 @@ export async function untilKafkaAnswers<T>(
       backoff = Math.min(backoff * 2, 5_000)
     }
   }
-}
-
-/** `work`, or a rejection naming `what` once `ms` have passed (the work itself is left to end). */
-export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)
-  })
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
 }
 
 /** An error's message with the causes @platformatic/kafka aggregates (the first of each level). */
