@@ -391,16 +391,14 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
 
     // CPU of every process in the pipeline over the load and drain, for the per-event budget.
     const broker = brokerPid(baseEnv.KAFKA_BROKERS)
-    const cpuProcesses: [string, number][] = [
-      ...(SPLIT
-        ? ([
-            ['API', front.pid],
-            ['ingest', back.pid],
-          ] as [string, number][])
-        : ([['Tally', back.pid]] as [string, number][])),
-      ...childPids(back.pid).map((pid): [string, number] => ['ClickHouse server', pid]),
-      ...(broker ? ([['Kafka broker', broker]] as [string, number][]) : []),
-    ]
+    const cpuProcesses: [string, number][] = SPLIT
+      ? [
+          ['API', front.pid],
+          ['ingest', back.pid],
+        ]
+      : [['Tally', back.pid]]
+    for (const pid of childPids(back.pid)) cpuProcesses.push(['ClickHouse server', pid])
+    if (broker) cpuProcesses.push(['Kafka broker', broker])
     const cpuBefore = cpuProcesses.map(([, pid]) => cpuSeconds(pid))
     const generatorBefore = process.cpuUsage()
     const sampler = setInterval(async () => rss.push(await rssAll()), 10_000)

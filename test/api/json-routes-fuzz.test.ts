@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { rng } from '../support/random.ts'
 
 // Every JSON route of the OpenAPI document, driven with generated hostile bodies: each answer is
 // the envelope, never a 5xx, and nothing the organization can see in Postgres or ClickHouse
@@ -12,16 +13,6 @@ beforeAll(async () => {
   org = await tally.newOrg()
 })
 afterAll(() => tally?.close())
-
-function rng(seed: number) {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Values no route may take anywhere, as JSON text (1e400 cannot be made by JSON.stringify). */
 const HOSTILE: string[] = [

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestTally } from '../support/harness.ts'
+import { rng } from '../support/random.ts'
 import { requestApi } from './client.ts'
 
 // Random filter trees through the HTTP route (compiler + query + ClickHouse together): every
@@ -13,16 +14,6 @@ describe('POST /v1/request/query with random filter trees', () => {
   })
   afterAll(() => tally?.close())
 
-  // A small deterministic generator (mulberry32), so a failure replays.
-  function rng(seed: number) {
-    let a = seed
-    return () => {
-      a = (a + 0x6d2b79f5) | 0
-      let t = Math.imul(a ^ (a >>> 15), 1 | a)
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-    }
-  }
   const FIELDS = [
     'request_id',
     'created_at',

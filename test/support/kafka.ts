@@ -1,14 +1,9 @@
 import { randomUUID } from 'node:crypto'
-import {
-  Consumer,
-  compatibilityPartitioner,
-  MessagesStreamFallbackModes,
-  MessagesStreamModes,
-  ProduceAcks,
-  Producer,
-} from '@platformatic/kafka'
+import { Consumer, MessagesStreamFallbackModes, MessagesStreamModes } from '@platformatic/kafka'
 import { clientOptions, type KafkaConnection } from '../../services/shared/events/kafka.ts'
+import { createReliableProducer } from '../../services/shared/events/kafka-publisher.ts'
 import { withAdmin } from '../../services/shared/events/kafka-topics.ts'
+import { waitFor } from './wait.ts'
 
 // What tests ask of Kafka itself, through the same client Tally uses.
 
@@ -16,12 +11,14 @@ import { withAdmin } from '../../services/shared/events/kafka-topics.ts'
 export async function createTopic(kafka: KafkaConnection, topic: string, partitions: number) {
   await withAdmin(kafka, async (admin) => {
     await admin.createTopics({ topics: [topic], partitions, replicas: -1 })
-    for (;;) {
-      const meta = await admin.metadata({ topics: [topic], forceUpdate: true })
-      const parts = meta.topics.get(topic)?.partitions ?? []
-      if (parts.length === partitions && parts.every((p) => p && p.leader >= 0)) return
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await waitFor(
+      async () => {
+        const meta = await admin.metadata({ topics: [topic], forceUpdate: true })
+        const parts = meta.topics.get(topic)?.partitions ?? []
+        return parts.length === partitions && parts.every((p) => p && p.leader >= 0)
+      },
+      { timeoutMs: 30_000, what: `leaders for the ${partitions} partitions of ${topic}` },
+    )
   })
 }
 
@@ -63,22 +60,18 @@ export async function produceRaw(
   topic: string,
   messages: { key: string; value: Buffer; headers?: Record<string, string>; partition?: number }[],
 ) {
-  const producer = new Producer({
-    ...clientOptions(kafka),
-    idempotent: true,
-    acks: ProduceAcks.ALL,
-    partitioner: compatibilityPartitioner,
-  })
+  // The producer Tally itself sends with (idempotent, acks=all, Java partitioning, a deadline).
+  const producer = createReliableProducer(kafka, 'test messages')
   try {
-    await producer.send({
-      messages: messages.map((m) => ({
+    await producer.send(
+      messages.map((m) => ({
         topic,
         key: Buffer.from(m.key),
         value: m.value,
         ...(m.partition === undefined ? {} : { partition: m.partition }),
         headers: new Map(Object.entries(m.headers ?? {}).map(([k, v]) => [Buffer.from(k), Buffer.from(v)])),
       })),
-    })
+    )
   } finally {
     await producer.close()
   }

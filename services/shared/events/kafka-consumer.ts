@@ -111,8 +111,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
       fallbackMode: MessagesStreamFallbackModes.EARLIEST,
       autocommit: false,
     })) as Stream
-    // Reported by the batch reader; without a listener it would be an uncaught exception.
-    stream.on('error', () => {})
+    // The batch reader listens for 'error' too (reporting it): never an uncaught exception.
     return { stream, next: batchReader(stream) }
   }
 
