@@ -27,8 +27,10 @@ import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
 import { recordHttpMetrics } from './metrics/http.ts'
 import { metricsRoutes } from './metrics/routes.ts'
+import { otlpRoutes } from './otlp/routes.ts'
 import { promptRoutes } from './prompts/routes.ts'
-import { requestRoutes } from './requests/routes.ts'
+import { requestRoutes, requestServices } from './requests/routes.ts'
+import { createSessionDetailRepo } from './sessions/detail.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
@@ -142,8 +144,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     api.addHook('onRequest', auth.hook)
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
     await api.register(apiKeyRoutes(keys, auth.forget))
-    await api.register(requestRoutes({ ...deps, limits, gate }))
-    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits), gate))
+    const requests = requestServices({ ...deps, limits })
+    await api.register(requestRoutes({ ...requests, config: deps.config, gate }))
+    await api.register(
+      otlpRoutes({
+        intake: requests.intake,
+        maxBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
+        maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+      }),
+    )
+    await api.register(
+      sessionRoutes(
+        createSessionRepo(deps.clickhouse, limits),
+        gate,
+        createSessionDetailRepo(deps.clickhouse, limits),
+      ),
+    )
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
   })
