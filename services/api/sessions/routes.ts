@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { notFound } from '../../shared/errors.ts'
+import { AppError, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
 import {
@@ -194,6 +194,8 @@ const sessionDetail = z
   })
   .meta({ id: 'SessionDetail' })
 
+const POST_ONLY = new Set(['query', 'count'])
+
 const sessionIdParams = z.object({
   id: z.string().min(1, 'must not be empty').describe('The session id (at most 100 characters in a path)'),
 })
@@ -210,10 +212,24 @@ export function sessionRoutes(
         operationId: 'getSession',
         summary: "One session's requests in time order, with their tree, tokens, cost and latency",
         params: sessionIdParams,
-        response: { 200: envelope(sessionDetail), ...queryErrorResponses, 404: errorEnvelope },
+        response: {
+          200: envelope(sessionDetail),
+          ...queryErrorResponses,
+          404: errorEnvelope,
+          405: errorEnvelope,
+        },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
+        // /v1/session/query and /count exist for POST only: a GET of them is a wrong method.
+        if (POST_ONLY.has(request.params.id)) {
+          reply.header('allow', 'POST')
+          throw new AppError(
+            405,
+            'method_not_allowed',
+            `Method GET is not allowed on /v1/session/${request.params.id}; allowed: POST`,
+          )
+        }
         return gate.run(organizationId, async () => {
           const found = await detail(organizationId, request.params.id)
           if (found.length === 0) throw notFound('Session not found')
