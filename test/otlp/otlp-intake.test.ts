@@ -519,6 +519,60 @@ describe('OTLP answers to bad payloads', () => {
     expect(rows[0].model).toBe('gpt-4o')
   })
 
+  it('bounds nesting: an attribute deeper than 32 levels rejects its span, a message deeper than 100 the request', async () => {
+    const org = await suite.tally.newOrg()
+    type Value = Parameters<typeof create<typeof ExportTraceServiceRequestSchema>>[1]
+    const nested = (depth: number): unknown =>
+      depth === 0
+        ? { value: { case: 'stringValue', value: 'leaf' } }
+        : { value: { case: 'kvlistValue', value: { values: [{ key: 'a', value: nested(depth - 1) }] } } }
+    const exportWith = (depth: number) =>
+      Buffer.from(
+        toBinary(
+          ExportTraceServiceRequestSchema,
+          create(ExportTraceServiceRequestSchema, {
+            resourceSpans: [
+              {
+                scopeSpans: [
+                  {
+                    spans: [
+                      {
+                        traceId: randomBytes(16),
+                        spanId: randomBytes(8),
+                        startTimeUnixNano: BigInt(Date.now() - 1000) * 1_000_000n,
+                        endTimeUnixNano: BigInt(Date.now()) * 1_000_000n,
+                        attributes: [
+                          {
+                            key: 'gen_ai.request.model',
+                            value: { value: { case: 'stringValue', value: 'gpt-4o' } },
+                          },
+                          { key: 'gen_ai.input.messages', value: nested(depth) },
+                        ],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          } as Value),
+        ),
+      )
+    const deep = await post(org, exportWith(40), protobuf)
+    expect(deep.status).toBe(200)
+    const partial = fromBinary(
+      ExportTraceServiceResponseSchema,
+      new Uint8Array(await deep.arrayBuffer()),
+    ).partialSuccess
+    expect(partial?.rejectedSpans).toBe(1n)
+    expect(partial?.errorMessage).toContain('attributes: is nested deeper than 32 levels')
+    const deeper = await envelopeOf(await post(org, exportWith(120), protobuf))
+    expect(deeper.status).toBe(400)
+    expect(deeper.body.error).toMatch(
+      /^body: is not a protobuf ExportTraceServiceRequest \(.*maximum recursion depth/,
+    )
+    expect(await requestsOf(org)).toEqual([])
+  })
+
   it("answers 404 for a session that does not exist or is another organization's", async () => {
     const owner = await suite.tally.newOrg()
     const other = await suite.tally.newOrg()

@@ -42,6 +42,14 @@ export async function decodeContent(
   }
 }
 
+/**
+ * Message nesting the decoder follows (the library's default is 100). A structured attribute
+ * costs three messages a level (AnyValue, KeyValueList, KeyValue) below the five of the export
+ * itself, so 200 lets the mapping's own bound (32 levels, services/api/otlp/attributes.ts) reject
+ * a too-deep attribute as one span through partial_success; deeper still is a 400 for the request.
+ */
+const RECURSION_LIMIT = 200
+
 const HEX = /^[0-9a-fA-F]*$/
 
 /**
@@ -76,7 +84,7 @@ function hexIdsToBase64(json: unknown): void {
 export function decodeRequest(body: Buffer, encoding: OtlpEncoding): ExportTraceServiceRequest {
   if (encoding === 'protobuf') {
     try {
-      return fromBinary(ExportTraceServiceRequestSchema, body)
+      return fromBinary(ExportTraceServiceRequestSchema, body, { recursionLimit: RECURSION_LIMIT })
     } catch (err) {
       throw badRequest(`body: is not a protobuf ExportTraceServiceRequest (${shortMessage(err)})`)
     }
@@ -91,7 +99,10 @@ export function decodeRequest(body: Buffer, encoding: OtlpEncoding): ExportTrace
     throw badRequest('body: must be an OTLP/JSON ExportTraceServiceRequest object')
   hexIdsToBase64(json)
   try {
-    return fromJson(ExportTraceServiceRequestSchema, json as JsonValue, { ignoreUnknownFields: true })
+    return fromJson(ExportTraceServiceRequestSchema, json as JsonValue, {
+      ignoreUnknownFields: true,
+      recursionLimit: RECURSION_LIMIT,
+    })
   } catch (err) {
     throw badRequest(`body: is not an OTLP/JSON ExportTraceServiceRequest (${shortMessage(err)})`)
   }
