@@ -247,13 +247,43 @@ async function run(ready: { url: string; key: string }, pool: Pool) {
       bytes: sample[i] ?? 0,
     }
   })
+  // The intake's own CPU per call, in this process: parse and validate (log) against decode and
+  // map (OTLP), without HTTP, the event codec or ClickHouse, which both paths share.
+  const { inputProblem } = await import('../services/api/http/inputs.ts')
+  const { intakeEvent } = await import('../services/api/requests/intake.ts')
+  const { decodeRequest } = await import('../services/api/otlp/decode.ts')
+  const { mapExport } = await import('../services/api/otlp/mapping.ts')
+  const events = intakeEvent.array()
+  const steps: ((body: string | Buffer) => void)[] = [
+    (body) => {
+      const parsed = JSON.parse(body.toString()) as { events: unknown[] }
+      if (inputProblem(parsed, 'body')) throw new Error('input rules refused a bench event')
+      events.parse(parsed.events)
+    },
+    (body) => mapExport(decodeRequest(body as Buffer, 'protobuf'), { properties: {} }),
+    (body) => mapExport(decodeRequest(Buffer.from(body as string), 'json'), { properties: {} }),
+  ]
+  const cpu = steps.map((step, i) => {
+    const bodies = prepared[i] as (string | Buffer)[]
+    let calls = 0
+    const t0 = performance.now()
+    while (performance.now() - t0 < 2_000) {
+      step(bodies[calls % bodies.length] as string | Buffer)
+      calls++
+    }
+    return ((performance.now() - t0) * 1000) / (calls * BATCH)
+  })
+
   const base = results[0]?.perSecond ?? 1
-  console.log('case                                    calls/s   vs log   p99 POST   bytes/call')
-  for (const r of results) {
+  console.log(
+    'case                                    calls/s   vs log   p99 POST   bytes/call   intake CPU/call',
+  )
+  for (const [i, r] of results.entries()) {
     console.log(
-      `${r.name.padEnd(38)} ${r.perSecond.toFixed(0).padStart(8)}   ${(r.perSecond / base).toFixed(2).padStart(5)}×   ${r.p99.toFixed(0).padStart(5)} ms   ${r.bytes.toFixed(0).padStart(6)}`,
+      `${r.name.padEnd(38)} ${r.perSecond.toFixed(0).padStart(8)}   ${(r.perSecond / base).toFixed(2).padStart(5)}×   ${r.p99.toFixed(0).padStart(5)} ms   ${r.bytes.toFixed(0).padStart(6)}       ${(cpu[i] ?? 0).toFixed(1).padStart(6)} µs`,
     )
   }
+  console.log(`load average at the end: ${loadavg()[0]?.toFixed(2)}`)
 }
 
 if (process.argv[2] === '--serve') await serve()
