@@ -378,6 +378,57 @@ const jsonExport = (spans: unknown[]) => ({
   resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
 })
 
+describe('GET /v1/session/{id}', () => {
+  it('builds the tree from session_path where there are no span ids, and from given span ids of /v1/request/log', async () => {
+    const org = await suite.tally.newOrg()
+    const api = apiAs(suite.tally.app, org)
+    const trace = randomBytes(16).toString('hex')
+    const [root, child] = [randomBytes(8).toString('hex'), randomBytes(8).toString('hex')]
+    const event = (ms: number, extra: Record<string, unknown>) => ({
+      model: 'gpt-4o-mini',
+      session_id: 'paths',
+      created_at: at(ms).toISOString(),
+      latency_ms: 10,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      ...extra,
+    })
+    const logged = await api.post('/v1/request/log', [
+      event(0, { session_path: '/' }),
+      event(10, { session_path: '/plan' }),
+      event(20, { session_path: '/plan/search/web' }),
+      event(30, { session_path: '/other' }),
+      event(40, { trace_id: trace, span_id: root }),
+      event(50, { trace_id: trace.toUpperCase(), span_id: child, parent_span_id: root.toUpperCase() }),
+    ])
+    expect(logged.status, logged.error ?? '').toBe(201)
+    const ids = logged.data.request_ids as string[]
+    const detail = await api.get('/v1/session/paths')
+    expect(detail.status, detail.error ?? '').toBe(200)
+    expect(
+      detail.data.requests.map((r: { parent_request_id: string | null; depth: number; span_id: string }) => [
+        r.parent_request_id,
+        r.depth,
+      ]),
+    ).toEqual([
+      [null, 0],
+      [ids[0], 1],
+      [ids[1], 2], // /plan/search/web: the nearest stored prefix is /plan
+      [ids[0], 1],
+      [null, 0],
+      [ids[4], 1],
+    ])
+    expect(detail.data.requests[5]).toMatchObject({ trace_id: trace, span_id: child, parent_span_id: root })
+    expect(detail.data.total_cost).toBeCloseTo(6 * ((10 * 0.15 + 5 * 0.6) / 1e6), 12)
+
+    const bad = await api.post('/v1/request/log', event(0, { trace_id: 'xyz', span_id: '0000000000000000' }))
+    expect(bad.status).toBe(400)
+    expect(bad.error).toMatch(
+      /body\.events\.0\.(trace_id: must be 32 hexadecimal digits|span_id: must not be all zeros)/,
+    )
+  })
+})
+
 describe('OTLP answers to bad payloads', () => {
   const post = (
     org: TestOrg | undefined,

@@ -92,7 +92,7 @@ const MISSING_PROPERTY = 'tally.missing'
 type SkipReason = 'not_a_model_call'
 
 export type SpanOutcome =
-  | { kind: 'event'; event: IntakeEvent; missing: string[] }
+  | { kind: 'event'; event: IntakeEvent; missing: string[]; where: string }
   | { kind: 'skipped'; reason: SkipReason }
   | { kind: 'rejected'; reason: string }
 
@@ -167,10 +167,15 @@ export function mapExport(request: ExportTraceServiceRequest, defaults: ExportDe
   const parsed = located.map(({ span }) => {
     const attrs = new Attributes(span.attributes)
     if (span.spanId.length === 8) {
-      contexts.set(hex(span.spanId), { parent: hex(span.parentSpanId), context: ownContext(attrs) })
+      const trace = hex(span.traceId)
+      contexts.set(`${trace}:${hex(span.spanId)}`, {
+        parent: span.parentSpanId.length === 8 ? `${trace}:${hex(span.parentSpanId)}` : '',
+        context: ownContext(attrs),
+      })
     }
     return attrs
   })
+  // Up the parent chain within this request (at most 64 hops: a cycle in hostile input ends there).
   const inherited = (parent: string, key: keyof Context): string | undefined => {
     for (let id = parent, hops = 0; id && hops < 64; hops++) {
       const node = contexts.get(id)
@@ -250,7 +255,10 @@ function mapSpan(
   const own = ownContext(attrs)
   const resourceContext = ownContext(resource)
   const pick = (key: keyof Context) =>
-    own[key] ?? inherited(parentSpanId, key) ?? resourceContext[key] ?? defaults[key]
+    own[key] ??
+    (parentSpanId ? inherited(`${traceId}:${parentSpanId}`, key) : undefined) ??
+    resourceContext[key] ??
+    defaults[key]
 
   const httpStatus = attrs.count(A.httpStatus)
   const errored = span.status?.code === 2 // STATUS_CODE_ERROR
@@ -299,7 +307,7 @@ function mapSpan(
     const field = issue?.path.length ? issue.path.map(String).join('.') : 'span'
     return { kind: 'rejected', reason: `${where} (${fieldSource(field)}): ${issue?.message ?? 'invalid'}` }
   }
-  return { kind: 'event', event: checked.data, missing }
+  return { kind: 'event', event: checked.data, missing, where }
 }
 
 /** The attribute behind an intake field, for rejection messages. */

@@ -126,9 +126,9 @@ export function otlpRoutes(deps: {
             } else if (outcome.kind === 'skipped') skipped++
             else reasons.push(outcome.reason)
           }
-          const places = outcomes.flatMap((o, i) => (o.kind === 'event' ? [i] : []))
+          const places = outcomes.flatMap((o) => (o.kind === 'event' ? [o.where] : []))
           for (let start = 0; start < events.length; start += deps.maxEvents) {
-            const at = (i: number) => `span ${places[start + i]}`
+            const at = (i: number) => places[start + i] ?? 'span'
             await deps.intake(organizationId, events.slice(start, start + deps.maxEvents), at)
           }
           spans.inc({ outcome: 'stored' }, events.length)
