@@ -504,6 +504,42 @@ describe('OTLP answers to bad payloads', () => {
     expect(await requestsOf(org)).toEqual([])
   })
 
+  it('refuses protobuf text that is not UTF-8 (proto3 strings must be) with a 400, storing nothing', async () => {
+    const org = await suite.tally.newOrg()
+    const request = create(ExportTraceServiceRequestSchema, {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: randomBytes(16),
+                  spanId: randomBytes(8),
+                  attributes: [
+                    {
+                      key: 'gen_ai.request.model',
+                      value: { value: { case: 'stringValue', value: 'gpt-4o-@@' } },
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    })
+    const bytes = Buffer.from(toBinary(ExportTraceServiceRequestSchema, request))
+    const at = bytes.indexOf('@@')
+    bytes[at] = 0xff
+    bytes[at + 1] = 0xfe
+    const res = await post(org, bytes, protobuf)
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: string }).error).toMatch(
+      /^body: is not a protobuf ExportTraceServiceRequest/,
+    )
+    expect(await requestsOf(org)).toEqual([])
+  })
+
   it('rejects spans with NUL text through partial_success and stores the others (JSON and protobuf)', async () => {
     const org = await suite.tally.newOrg()
     const good = {
