@@ -448,6 +448,33 @@ describe('OTLP answers to bad payloads', () => {
   const protobuf = { 'content-type': 'application/x-protobuf' }
   const json = { 'content-type': 'application/json' }
 
+  it('is in the OpenAPI document with both media types, its key headers and its statuses', async () => {
+    const doc = (await (await fetch(`${suite.tally.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: Record<string, never> }>
+    }
+    for (const [path, id] of [
+      ['/v1/traces', 'exportTraces'],
+      ['/v1/otel/v1/traces', 'exportTracesOtel'],
+      ['/v1/trace/log', 'exportTracesHelicone'],
+    ]) {
+      // biome-ignore lint/suspicious/noExplicitAny: an operation object as JSON
+      const op = doc.paths[path as string]?.post as any
+      expect(op.operationId).toBe(id)
+      expect(Object.keys(op.requestBody.content).sort()).toEqual([
+        'application/json',
+        'application/x-protobuf',
+      ])
+      expect(Object.keys(op.responses['200'].content).sort()).toEqual([
+        'application/json',
+        'application/x-protobuf',
+      ])
+      expect(Object.keys(op.responses)).toEqual(
+        expect.arrayContaining(['400', '401', '413', '415', '429', '503']),
+      )
+      expect(op.description).toContain('X-Tally-Api-Key')
+    }
+  })
+
   it('answers an empty export with an empty ExportTraceServiceResponse, in the request encoding', async () => {
     const org = await suite.tally.newOrg()
     const binary = await post(org, Buffer.alloc(0), protobuf)
@@ -493,7 +520,8 @@ describe('OTLP answers to bad payloads', () => {
         ),
       ),
     ]
-    expect(answers.map((a) => a.status)).toEqual([401, 400, 415, 413, 413, 400, 415, 400, 400])
+    answers.push(await envelopeOf(await post(org, valid, {})))
+    expect(answers.map((a) => a.status)).toEqual([401, 400, 415, 413, 413, 400, 415, 400, 400, 415])
     for (const a of answers) expect(a.body).toEqual({ data: null, error: expect.any(String) })
     expect(answers[1]?.body.error).toMatch(/^body: is not a protobuf ExportTraceServiceRequest/)
     expect(answers[2]?.body.error).toMatch(
