@@ -4,8 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
-import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
-import { queryLimits } from '../shared/clickhouse/query-limits.ts'
+import { type ClickHouseClient, connectSql } from '../shared/clickhouse/client.ts'
+import { queryLimits, sqlLimits } from '../shared/clickhouse/query-limits.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -31,6 +31,8 @@ import { promptRoutes } from './prompts/routes.ts'
 import { requestRoutes } from './requests/routes.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
+import { sqlRoutes } from './sql/routes.ts'
+import { createSqlRunner } from './sql/runner.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 
 export interface AppDeps {
@@ -38,6 +40,8 @@ export interface AppDeps {
   log: Logger
   sql: Sql
   clickhouse: ClickHouseClient
+  /** The restricted ClickHouse user's URL for callers' SQL; without it /v1/sql answers 503. */
+  clickhouseSqlUrl?: string | undefined
   blobs: BlobStore
   publisher: EventPublisher
   rateLimiter: RateLimiter
@@ -137,6 +141,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
     deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
   )
+  const sqlClient =
+    deps.clickhouseSqlUrl === undefined
+      ? undefined
+      : connectSql(
+          deps.clickhouseSqlUrl,
+          deps.config.CLICKHOUSE_DATABASE,
+          deps.config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
+        )
+  if (sqlClient) app.addHook('onClose', () => sqlClient.close())
+  const sqlRunner = sqlClient && createSqlRunner(sqlClient, sqlLimits(deps.config))
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
@@ -144,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes(keys, auth.forget))
     await api.register(requestRoutes({ ...deps, limits, gate }))
     await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits), gate))
+    await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
   })

@@ -20,11 +20,13 @@ export const apiRole: ServingRole<ApiStarted> = {
     const bootstrap = await bootstrapFirstOrganization(postgres.sql, config.TALLY_BOOTSTRAP_API_KEY)
     const rateLimiter = openRateLimiter(config, log)
     shutdown.add('rate limiter', () => rateLimiter.close())
+    const clickhouse = needed(engines.clickhouse, 'clickhouse', 'api')
     const app = await buildApp({
       config,
       log,
       sql: postgres.sql,
-      clickhouse: needed(engines.clickhouse, 'clickhouse', 'api').client,
+      clickhouse: clickhouse.client,
+      clickhouseSqlUrl: clickhouse.sqlUrl,
       blobs: needed(engines.blobs, 'blobs', 'api'),
       publisher,
       rateLimiter,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+import { SQL_CEILINGS } from './clickhouse-server/config.ts'
 
 const optionalString = z
   .string()
@@ -167,6 +168,27 @@ const configSchema = z.object({
     .min(1)
     .max(1024)
     .default(() => Math.max(1, Math.floor(availableParallelism() / 2))),
+  /**
+   * Limits of callers' own SQL (POST /v1/sql/query), passed with every query. The embedded
+   * server's `tally_sql` profile caps them (services/shared/clickhouse-server/config.ts).
+   */
+  TALLY_SQL_MAX_EXECUTION_TIME: duration('30s', '1s').refine(
+    (ms) => ms <= SQL_CEILINGS.executionSeconds * 1000,
+    {
+      message: `must be at most ${SQL_CEILINGS.executionSeconds}s`,
+    },
+  ),
+  TALLY_SQL_MAX_ROWS_TO_READ: count(100_000_000).pipe(z.number().max(SQL_CEILINGS.rowsToRead)),
+  TALLY_SQL_MAX_BYTES_TO_READ: count(10 * GiB).pipe(z.number().max(SQL_CEILINGS.bytesToRead)),
+  TALLY_SQL_MAX_MEMORY: count(1 * GiB).pipe(z.number().max(SQL_CEILINGS.memory)),
+  TALLY_SQL_MAX_RESULT_ROWS: count(100_000).pipe(z.number().max(SQL_CEILINGS.resultRows)),
+  TALLY_SQL_MAX_RESULT_BYTES: count(64 * MiB).pipe(z.number().max(SQL_CEILINGS.resultBytes)),
+  /**
+   * With CLICKHOUSE_URL: the restricted user callers' SQL runs as (docs/data-teams.md), e.g.
+   * http://tally_sql:<password>@clickhouse:8123; unset: POST /v1/sql/query answers 503. The embedded
+   * server has that user already.
+   */
+  CLICKHOUSE_SQL_URL: optionalString,
   /** Queries of one organization running at once per API process; the others wait their turn. */
   TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */

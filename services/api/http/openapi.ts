@@ -145,6 +145,10 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'prompts', description: 'Prompts with immutable versions, environments and stored bodies' },
   { name: 'requests', description: "Log model requests (Tally's intake and Helicone's) and query them" },
   { name: 'sessions', description: 'Requests grouped by session, with their totals' },
+  {
+    name: 'sql',
+    description: "Read-only SQL over your organization's requests and sessions (docs/data-teams.md)",
+  },
   { name: 'webhooks', description: 'Signed deliveries of every processed request (see `webhooks`)' },
   { name: 'api-keys', description: "The organization's API keys" },
   { name: 'models', description: 'The model price table behind cost_usd' },
