@@ -96,10 +96,6 @@ const CONFIG_XML = `<clickhouse>
     <users_xml><path>${FILES.users}</path></users_xml>
   </user_directories>
   <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
-  <access_control_improvements>
-    <select_from_system_db_requires_grant>true</select_from_system_db_requires_grant>
-    <select_from_information_schema_requires_grant>true</select_from_information_schema_requires_grant>
-  </access_control_improvements>
   <logger>
     <size>20M</size>
     <count>3</count>
@@ -187,7 +183,6 @@ function usersXml({ username, password, analyst, sql }: Credentials, database: s
       <quota>default</quota>
       <grants>
         <query>GRANT SELECT ON ${database}.*</query>
-        <query>GRANT SELECT ON system.*</query>
       </grants>
     </${analyst.username}>
     <${sql.username}>
