@@ -1,0 +1,19 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestTally, type TestTally } from '../support/harness.ts'
+import { exportScenarios, PART_ROWS } from './store-scenarios.ts'
+
+let tally: TestTally
+beforeAll(async () => {
+  tally = await startTestTally({
+    env: { TALLY_EXPORT_PART_ROWS: String(PART_ROWS), TALLY_EXPORT_POLL_INTERVAL: '50ms' },
+  })
+})
+afterAll(() => tally?.close())
+
+describe('exports to the embedded filesystem store', () => {
+  it('runs against the filesystem store', () => {
+    expect(tally.blobs.kind).toBe('filesystem')
+  })
+
+  exportScenarios(() => tally)
+})

@@ -1,0 +1,20 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestTally, type TestTally } from '../support/harness.ts'
+import { exportScenarios, PART_ROWS } from './store-scenarios.ts'
+
+let tally: TestTally
+beforeAll(async () => {
+  tally = await startTestTally({
+    s3: true,
+    env: { TALLY_EXPORT_PART_ROWS: String(PART_ROWS), TALLY_EXPORT_POLL_INTERVAL: '50ms' },
+  })
+})
+afterAll(() => tally?.close())
+
+describe('exports to S3', () => {
+  it('runs against the S3 store', () => {
+    expect(tally.blobs.kind).toBe('s3')
+  })
+
+  exportScenarios(() => tally)
+})
