@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startTestTally, type TestTally } from '../support/harness.ts'
+import type { TestTally } from '../support/harness.ts'
 import { exportScenarios, PART_ROWS } from './store-scenarios.ts'
+import { startExportTally } from './support.ts'
 
 let tally: TestTally
 beforeAll(async () => {
-  tally = await startTestTally({
+  tally = await startExportTally({
     s3: true,
     env: { TALLY_EXPORT_PART_ROWS: String(PART_ROWS), TALLY_EXPORT_POLL_INTERVAL: '50ms' },
   })

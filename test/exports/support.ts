@@ -5,8 +5,32 @@ import { toRow } from '../../services/shared/clickhouse/request-table.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
-import type { TestOrg, TestTally } from '../support/harness.ts'
+import {
+  engines,
+  startTestTally,
+  type TestOrg,
+  type TestTally,
+  type TestTallyOptions,
+} from '../support/harness.ts'
+import { createScratchDatabase } from '../support/scratch-database.ts'
 import { waitFor } from '../support/wait.ts'
+
+/**
+ * A Tally on a database of this test file's own. Every API process's export worker claims due
+ * exports from the whole table, as it must in production; other suites' Tallys on the shared test
+ * database write to other object stores, so they must not see our exports.
+ */
+export async function startExportTally(options: TestTallyOptions = {}): Promise<TestTally> {
+  const db = await createScratchDatabase(engines().postgresUrl, 'tally_exports')
+  const tally = await startTestTally({ ...options, env: { ...options.env, DATABASE_URL: db.url } })
+  return {
+    ...tally,
+    async close() {
+      await tally.close()
+      await db.drop()
+    },
+  }
+}
 
 /** A window well in the past (the settle delay never matters) and within the intake's range. */
 export const WINDOW = { from: '2026-10-01T00:00:00.000Z', to: '2026-10-02T00:00:00.000Z' }

@@ -51,12 +51,12 @@ export const createScheduleBody = z.strictObject({
 
 export const idParams = z.object({ id: uuidInput })
 
-export const listQuery = z.object({
+export const listQuery = z.strictObject({
   ...pageParams,
   status: z.enum(STATUSES, `must be one of ${STATUSES.join(', ')}`).optional(),
 })
 
-export const pageQuery = z.object(pageParams)
+export const pageQuery = z.strictObject(pageParams)
 
 const manifestFile = z.object({
   name: z.string().describe('File name, e.g. part-00001.parquet'),
