@@ -4,9 +4,9 @@ import { isoTimestamp } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { pageParams } from '../http/paging.ts'
 
-export const FORMATS = ['parquet', 'csv', 'jsonl'] as const
+const FORMATS = ['parquet', 'csv', 'jsonl'] as const
 export type ExportFormat = (typeof FORMATS)[number]
-export const PERIODS = ['hourly', 'daily'] as const
+const PERIODS = ['hourly', 'daily'] as const
 export type Period = (typeof PERIODS)[number]
 const STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const
 
