@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestTally } from '../support/harness.ts'
-import { exportScenarios, PART_ROWS } from './store-scenarios.ts'
+import { ADMIN_KEY, exportScenarios, PART_ROWS } from './store-scenarios.ts'
 import { startExportTally } from './support.ts'
 
 let tally: TestTally
 beforeAll(async () => {
   tally = await startExportTally({
     s3: true,
-    env: { TALLY_EXPORT_PART_ROWS: String(PART_ROWS), TALLY_EXPORT_POLL_INTERVAL: '50ms' },
+    env: {
+      TALLY_EXPORT_PART_ROWS: String(PART_ROWS),
+      TALLY_EXPORT_POLL_INTERVAL: '50ms',
+      TALLY_ADMIN_API_KEY: ADMIN_KEY,
+    },
   })
 })
 afterAll(() => tally?.close())

@@ -13,6 +13,9 @@ import {
   WINDOW,
 } from './support.ts'
 
+/** The instance-admin key of these suites' Tallys (organization deletion). */
+export const ADMIN_KEY = `tally-admin-${'k'.repeat(32)}`
+
 /** Rows per file in these suites (TALLY_EXPORT_PART_ROWS): 23 rows make files of 7, 7, 7 and 2. */
 export const PART_ROWS = 7
 
@@ -187,5 +190,26 @@ export function exportScenarios(tally: () => TestTally) {
       link.pathname = link.pathname.replace('part-00001', 'part-00002')
       expect((await download(link.toString())).status).toBe(403)
     }
+  })
+
+  it("deletes an organization's export files with the organization, and only its", async () => {
+    const t = tally()
+    const doomed = await t.newOrg()
+    const kept = await t.newOrg()
+    for (const org of [doomed, kept]) await insertRows(t, eventsInWindow(org.organizationId, 9))
+    const gone = await exportWindow(t, doomed, { format: 'parquet' })
+    const stays = await exportWindow(t, kept, { format: 'parquet' })
+    const urls = (e: { download: { manifest_url: string; files: { url: string }[] } }) => [
+      e.download.manifest_url,
+      ...e.download.files.map((f) => f.url),
+    ]
+    for (const url of [...urls(gone), ...urls(stays)]) expect((await download(url)).status).toBe(200)
+
+    const admin = apiAs(t.app, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    expect((await admin.delete(`/admin/v1/organizations/${doomed.organizationId}`)).status).toBe(200)
+
+    // The links were signed before: what answers now is the store itself.
+    for (const url of urls(gone)) expect((await download(url)).status).toBe(404)
+    for (const url of urls(stays)) expect((await download(url)).status).toBe(200)
   })
 }

@@ -16,9 +16,12 @@ const CONTENT_TYPE: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson',
 }
 
+/** Every export file of an organization is under this prefix (deleted with the organization). */
+export const organizationExportsPrefix = (organizationId: string) => `exports/${organizationId}/`
+
 /** Where an export's files live: under its organization's prefix. */
 export const exportPrefix = (organizationId: string, exportId: string) =>
-  `exports/${organizationId}/${exportId}`
+  `${organizationExportsPrefix(organizationId)}${exportId}`
 
 export const manifestKey = (organizationId: string, exportId: string) =>
   `${exportPrefix(organizationId, exportId)}/manifest.json`

@@ -10,6 +10,8 @@ export interface BlobStore {
   /** The object's bytes, or null when there is none. */
   get(key: string): Promise<Buffer | null>
   delete(key: string): Promise<void>
+  /** Deletes every object whose key starts with `prefix` (a folder: it ends with "/"). */
+  deletePrefix(prefix: string): Promise<void>
   /** A GET link to the object that works without credentials until it expires. */
   signedUrl(key: string, ttlMs: number): Promise<string>
   /** Throws when the store cannot be reached. */

@@ -97,6 +97,10 @@ export async function createFilesystemBlobStore(
     async delete(key) {
       await rm(pathOf(key), { force: true })
     },
+    async deletePrefix(prefix) {
+      if (!prefix.endsWith('/')) throw new Error(`blob prefix "${prefix}" must end with /`)
+      await rm(pathOf(prefix.slice(0, -1)), { recursive: true, force: true })
+    },
     async signedUrl(key, ttlMs) {
       assertBlobKey(key)
       const expires = String(Math.floor((Date.now() + ttlMs) / 1000))

@@ -2,8 +2,10 @@ import { createReadStream } from 'node:fs'
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
@@ -78,6 +80,17 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
     async delete(Key) {
       assertBlobKey(Key)
       await client.send(new DeleteObjectCommand({ Bucket, Key }))
+    },
+    async deletePrefix(Prefix) {
+      if (!Prefix.endsWith('/')) throw new Error(`blob prefix "${Prefix}" must end with /`)
+      assertBlobKey(Prefix.slice(0, -1))
+      // A page of at most 1,000 keys at a time, deleted in one request: memory stays bounded.
+      for (;;) {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, MaxKeys: 1_000 }))
+        const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []))
+        if (keys.length === 0) return
+        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
+      }
     },
     async signedUrl(Key, ttlMs) {
       assertBlobKey(Key)
