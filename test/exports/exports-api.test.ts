@@ -193,9 +193,10 @@ describe('schedules', () => {
   it('refuses starts off the period, in the future or too far back, and unknown keys', async () => {
     const api = apiAs(tally.app, await tally.newOrg())
     const hour = Math.floor(Date.now() / HOUR) * HOUR
+    const yesterday = Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR - 24 * HOUR
     const cases: [Record<string, unknown>, string][] = [
       [{ period: 'hourly', start: iso(hour - 60_000) }, 'body.start: must be the start of a UTC hour'],
-      [{ period: 'daily', start: iso(hour - HOUR * 1) }, 'body.start: must be the start of a UTC day'],
+      [{ period: 'daily', start: iso(yesterday + HOUR) }, 'body.start: must be the start of a UTC day'],
       [{ period: 'hourly', start: iso(hour + HOUR) }, 'body.start: must not be in the future'],
       [{ period: 'daily', start: '2020-01-01T00:00:00Z' }, 'body.start: must be within the last 90 days'],
       [{ period: 'weekly' }, 'body.period: must be one of hourly, daily'],

@@ -124,7 +124,7 @@ export function exportRoutes(deps: {
         const start = request.body.start ?? periodStart(period, now)
         if (periodStart(period, start).getTime() !== start.getTime()) {
           throw badRequest(
-            `body.start: must be the start of a ${period === 'hourly' ? 'UTC hour' : 'UTC day'} for a ${period} schedule`,
+            `body.start: must be the start of a ${period === 'hourly' ? 'UTC hour for an hourly' : 'UTC day for a daily'} schedule`,
           )
         }
         if (start.getTime() > now.getTime()) throw badRequest('body.start: must not be in the future')
