@@ -54,6 +54,7 @@ export const apiRole: ServingRole<ApiStarted> = {
         leaseMs: config.TALLY_EXPORT_LEASE,
         pollMs: config.TALLY_EXPORT_POLL_INTERVAL,
         settleMs: config.TALLY_EXPORT_SETTLE_DELAY,
+        maxPending: config.TALLY_EXPORT_MAX_PENDING,
         retrySchedule: config.TALLY_EXPORT_RETRY_SCHEDULE,
       })
       // Stopped before the API closes (steps run in reverse): running exports are handed back.

@@ -186,6 +186,8 @@ const configSchema = z.object({
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
   /** Exports (docs/exports.md): export jobs each API process runs at once; 0: this process runs none. */
   TALLY_EXPORT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  /** Exports of one organization queued or running at once (POST beyond: 429), and of one schedule (it waits). */
+  TALLY_EXPORT_MAX_PENDING: z.coerce.number().int().min(1).max(10_000).default(20),
   /** At most this many rows per export file. */
   TALLY_EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
   /** The longest window one export may cover. */

@@ -18,7 +18,7 @@ let tally: TestTally
 let repo: ExportRepo
 let queries: ExportQueries
 beforeAll(async () => {
-  tally = await startExportTally({ env: { TALLY_EXPORT_CONCURRENCY: '0' } })
+  tally = await startExportTally({ env: { TALLY_EXPORT_CONCURRENCY: '0', TALLY_EXPORT_MAX_PENDING: '8' } })
   repo = createExportRepo(tally.sql)
   queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
 })
@@ -37,6 +37,7 @@ function worker(overrides: Partial<ExportWorkerOptions> = {}) {
     leaseMs: 1_000,
     pollMs: 25,
     settleMs: 120_000,
+    maxPending: 20,
     retrySchedule: [50, 3_000],
     ...overrides,
   })
@@ -198,5 +199,58 @@ describe('exactness', () => {
     const manifest = await runExport(deps, job, new AbortController().signal)
     expect(manifest).toMatchObject({ total_rows: 13, counted_rows: 13 })
     expect(manifest.files.map((f) => f.rows)).toEqual([5, 5, 3])
+  })
+})
+
+describe('bounds', () => {
+  it('refuses an export beyond the queued and running ones an organization may have, and creates nothing', async () => {
+    const org = await tally.newOrg()
+    const api = apiAs(tally.app, org)
+    for (let i = 0; i < 8; i++) await queued(org)
+    const refused = await api.post('/v1/exports', { ...WINDOW, format: 'csv' })
+    expect(refused).toMatchObject({ status: 429, data: null })
+    expect(refused.error).toBe(
+      'at most 8 exports of an organization may be queued or running at once (TALLY_EXPORT_MAX_PENDING); wait for some to finish',
+    )
+    expect((await api.get('/v1/exports?limit=100')).data).toHaveLength(8)
+    // Another organization is not held back by this one's.
+    expect(
+      (await apiAs(tally.app, await tally.newOrg()).post('/v1/exports', { ...WINDOW, format: 'csv' })).status,
+    ).toBe(201)
+    // Finished exports do not count.
+    worker({ concurrency: 2 })
+    await waitFor(async () => (await api.get('/v1/exports?status=succeeded&limit=100')).data.length === 8, {
+      what: 'the eight exports to finish',
+    })
+    expect((await api.post('/v1/exports', { ...WINDOW, format: 'csv' })).status).toBe(201)
+  })
+
+  it('gives a backfilling schedule only as many windows at once as may be pending, the next as they finish', async () => {
+    const org = await tally.newOrg()
+    const api = apiAs(tally.app, org)
+    const HOUR = 3_600_000
+    const start = Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR
+    const created = await api.post('/v1/exports/schedules', {
+      period: 'hourly',
+      format: 'jsonl',
+      start: new Date(start).toISOString(),
+    })
+    expect(created.status).toBe(201)
+    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
+    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
+    const windows = async () =>
+      ((await api.get('/v1/exports?limit=100')).data as { from: string }[]).map((e) => e.from).sort()
+    expect(await windows()).toEqual(
+      Array.from({ length: 8 }, (_, i) => new Date(start + i * HOUR).toISOString()),
+    )
+    worker()
+    await waitFor(async () => (await api.get('/v1/exports?status=succeeded&limit=100')).data.length >= 8, {
+      what: 'the first eight windows to be exported',
+    })
+    await waitFor(async () => (await windows()).length > 8, { what: 'the next windows' })
+    const after = await windows()
+    expect(after).toEqual(
+      Array.from({ length: after.length }, (_, i) => new Date(start + i * HOUR).toISOString()),
+    )
   })
 })

@@ -76,6 +76,14 @@ export function createExportRepo(sql: Sql) {
       return records.parse(rows)[0] as ExportRecord
     },
 
+    /** Exports of the organization queued or running. */
+    async pending(organizationId: string): Promise<number> {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from exports
+        where organization_id = ${organizationId} and status in ('queued', 'running')`
+      return row?.n ?? 0
+    },
+
     async list(
       organizationId: string,
       page: { offset: number; limit: number; status?: ExportRecord['status'] | undefined },
@@ -199,11 +207,13 @@ export function createExportRepo(sql: Sql) {
 
     /**
      * Gives every ended window of due schedules its export, at most `maxWindows` per schedule
-     * per call (the rest on the next): a window has ended once its end is `settleMs` in the past.
+     * per call and no more than leave `maxPending` of its exports queued or running (the rest on
+     * later calls, as those finish): a window has ended once its end is `settleMs` in the past.
+     * A long backfill so never floods the queue ahead of other organizations' exports.
      * Windows follow each other without gaps, and a window already given an export (another
      * process got there first) is not given a second. Returns how many exports it created.
      */
-    async enqueueScheduled(settleMs: number, maxWindows: number): Promise<number> {
+    async enqueueScheduled(settleMs: number, maxWindows: number, maxPending: number): Promise<number> {
       return sql.begin(async (tx) => {
         const [clock] = await tx<{ now: Date }[]>`select now() as now`
         const horizon = (clock as { now: Date }).now.getTime() - settleMs
@@ -226,9 +236,13 @@ export function createExportRepo(sql: Sql) {
         let created = 0
         for (const s of due) {
           const step = PERIOD_MS[s.period]
+          const [pending] = await tx<{ n: number }[]>`
+            select count(*)::int as n from exports
+            where schedule_id = ${s.id} and status in ('queued', 'running')`
+          const room = Math.min(maxWindows, maxPending - (pending?.n ?? 0))
           const windows: { window_from: string; window_to: string }[] = []
           let start = s.next_window_start.getTime()
-          while (start + step <= horizon && windows.length < maxWindows) {
+          while (start + step <= horizon && windows.length < room) {
             windows.push({
               window_from: new Date(start).toISOString(),
               window_to: new Date(start + step).toISOString(),

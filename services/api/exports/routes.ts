@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import type { Config } from '../../shared/config.ts'
-import { badRequest, notFound } from '../../shared/errors.ts'
+import { AppError, badRequest, notFound } from '../../shared/errors.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
@@ -45,6 +45,7 @@ export function exportRoutes(deps: {
   const { repo, blobs, config } = deps
   const settleMs = config.TALLY_EXPORT_SETTLE_DELAY
   const maxWindowMs = config.TALLY_EXPORT_MAX_WINDOW
+  const maxPending = config.TALLY_EXPORT_MAX_PENDING
 
   const withLinks = async (row: ExportRecord): Promise<z.output<typeof exportWithLinks>> => {
     if (row.status !== 'succeeded' || !row.manifest) return { ...row, download: null }
@@ -92,6 +93,15 @@ export function exportRoutes(deps: {
           )
         }
         compileRequestFilter(filter, { path: 'body.filter' })
+        // Counted, then created: two requests at once may pass together, so the bound is loose by
+        // the requests in flight, which the rate limit bounds.
+        if ((await repo.pending(organizationId)) >= maxPending) {
+          throw new AppError(
+            429,
+            'too_many_exports',
+            `at most ${maxPending} exports of an organization may be queued or running at once (TALLY_EXPORT_MAX_PENDING); wait for some to finish`,
+          )
+        }
         const created = await repo.create({ organizationId, from, to, filter, format })
         deps.wake()
         return reply.code(201).send(ok(created))

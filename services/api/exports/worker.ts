@@ -35,6 +35,8 @@ export interface ExportWorkerOptions {
   leaseMs: number
   pollMs: number
   settleMs: number
+  /** Exports of one schedule queued or running at once; its later windows wait. */
+  maxPending: number
   /** Waits before retries 1, 2, …; attempts beyond its length fail the export. */
   retrySchedule: readonly number[]
 }
@@ -154,7 +156,7 @@ export function startExportWorker(options: ExportWorkerOptions) {
     while (!stopping.signal.aborted) {
       try {
         if (first) {
-          const created = await repo.enqueueScheduled(options.settleMs, 1_000)
+          const created = await repo.enqueueScheduled(options.settleMs, 1_000, options.maxPending)
           if (created > 0) log.info({ created }, 'export_schedules_enqueued')
         }
         const job = await repo.claim(leaseMs)
