@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createExportQueries, type ExportQueries } from '../../services/api/exports/query.ts'
 import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
-import { CountMismatch, runExport } from '../../services/api/exports/service.ts'
+import { CountMismatch, LeaseLost, runExport } from '../../services/api/exports/service.ts'
 import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { apiAs } from '../support/api.ts'
@@ -122,6 +122,10 @@ describe('leases', () => {
     if (!dead) throw new Error('unreachable')
     expect(await repo.retry(dead, 'late', 0)).toBe(false)
     expect(await repo.fail(dead, 'late')).toBe(false)
+    // Woken up late, the dead claim's run writes nothing: its lease is checked before every write.
+    const deps = { queries, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
+    const late = runExport(deps, dead, new AbortController().signal, () => repo.renew(dead, 1_000))
+    await expect(late).rejects.toThrow(LeaseLost)
     expect((await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data.status).toBe('succeeded')
   })
 
@@ -193,10 +197,11 @@ describe('exactness', () => {
       },
     }
     const deps = { queries: lateArrival, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
-    const attempt = runExport(deps, job, new AbortController().signal)
+    const held = async () => true
+    const attempt = runExport(deps, job, new AbortController().signal, held)
     await expect(attempt).rejects.toThrow(CountMismatch)
     await expect(attempt).rejects.toThrow('12 rows written, 13 counted after')
-    const manifest = await runExport(deps, job, new AbortController().signal)
+    const manifest = await runExport(deps, job, new AbortController().signal, held)
     expect(manifest).toMatchObject({ total_rows: 13, counted_rows: 13 })
     expect(manifest.files.map((f) => f.rows)).toEqual([5, 5, 3])
   })

@@ -29,6 +29,9 @@ export const manifestKey = (organizationId: string, exportId: string) =>
 /** The window's rows changed while it was written: the attempt proves nothing and is retried. */
 export class CountMismatch extends Error {}
 
+/** Another worker holds the export now: this one writes nothing more. */
+export class LeaseLost extends Error {}
+
 /**
  * Runs one attempt of an export: the window's rows in files of at most `partRows` rows, each
  * streamed from ClickHouse to a local file and from there to the object store; then the window
@@ -44,7 +47,13 @@ export async function runExport(
   deps: { queries: ExportQueries; blobs: BlobStore; partRows: number; stepTimeoutMs: number },
   job: ClaimedExport,
   signal: AbortSignal,
+  /** Renews the lease; false when another worker has the job now. Asked before every write. */
+  holdLease: () => Promise<boolean>,
 ): Promise<Manifest> {
+  const stillHeld = async () => {
+    if (!(await holdLease())) throw new LeaseLost('the export was taken over by another worker')
+    signal.throwIfAborted()
+  }
   const createdAt = new Date()
   const scope: ExportScope = {
     organizationId: job.organizationId,
@@ -66,6 +75,7 @@ export async function runExport(
       const path = join(dir, name)
       const stream = await deps.queries.streamPart(scope, after, part.last, job.format, signal)
       const written = await writePart(stream, path, job.format)
+      await stillHeld()
       await deps.blobs.putFile(
         `${prefix}/${name}`,
         path,
@@ -96,7 +106,7 @@ export async function runExport(
       created_at: createdAt,
       finished_at: new Date(),
     }
-    signal.throwIfAborted()
+    await stillHeld()
     await deps.blobs.put(
       manifestKey(job.organizationId, job.id),
       Buffer.from(`${JSON.stringify(z.encode(manifest, done), null, 2)}\n`),

@@ -4,7 +4,7 @@ import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { ExportQueries } from './query.ts'
 import type { ClaimedExport, ExportRepo } from './repo.ts'
-import { CountMismatch, runExport } from './service.ts'
+import { CountMismatch, LeaseLost, runExport } from './service.ts'
 
 const outcomes = new Counter({
   name: 'tally_exports_total',
@@ -99,8 +99,8 @@ export function startExportWorker(options: ExportWorkerOptions) {
       log.info({ exportId: job.id }, 'export_released_at_shutdown')
       return
     }
-    if (lost.aborted) {
-      log.warn({ exportId: job.id, reason: String(lost.reason) }, 'export_lease_lost')
+    if (lost.aborted || err instanceof LeaseLost) {
+      log.warn({ exportId: job.id, reason: String(lost.reason ?? err) }, 'export_lease_lost')
       return
     }
     const reason = reasonOf(err)
@@ -127,7 +127,7 @@ export function startExportWorker(options: ExportWorkerOptions) {
     const release = holdLease(job, lost)
     const started = Date.now()
     try {
-      const manifest = await runExport(options, job, signal)
+      const manifest = await runExport(options, job, signal, () => repo.renew(job, leaseMs))
       release()
       if (await repo.succeed(job, manifest)) {
         outcomes.inc({ outcome: 'succeeded' })
