@@ -3,7 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiAs } from '../support/api.ts'
 import type { TestTally } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
-import { eventsInWindow, finished, insertRows, startExportTally, WINDOW } from './support.ts'
+import {
+  download,
+  eventsInWindow,
+  expectedRows,
+  exportWindow,
+  finished,
+  insertRows,
+  normalise,
+  readParquet,
+  startExportTally,
+  WINDOW,
+} from './support.ts'
 
 let tally: TestTally
 beforeAll(async () => {
@@ -67,6 +78,38 @@ describe('POST /v1/exports refuses what it cannot export exactly, naming the fie
       schedule_id: null,
       manifest: null,
     })
+  })
+})
+
+describe('requests logged through the intake', () => {
+  it('are exported once each, a re-sent request id included, and only those of the window', async () => {
+    const org = await tally.newOrg()
+    const api = apiAs(tally.app, org)
+    const event = (i: number, created: string) => ({
+      request_id: randomUUID(),
+      created_at: created,
+      latency_ms: 100 + i,
+      request: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `question ${i}` }] },
+      response: { id: `r-${i}`, choices: [{ message: { role: 'assistant', content: `answer ${i}` } }] },
+      properties: { batch: 'intake' },
+    })
+    const inside = Array.from({ length: 6 }, (_, i) => event(i, `2026-10-01T0${i}:30:00.000Z`))
+    const outside = [event(7, '2026-09-30T23:59:59.999Z'), event(8, WINDOW.to)]
+    expect((await api.post('/v1/request/log', { events: [...inside, ...outside] })).status).toBe(201)
+    // The same request sent again (Kafka or a client retrying): stored twice until merged, exported once.
+    const resent = { ...(inside[2] as ReturnType<typeof event>), latency_ms: 999 }
+    expect((await api.post('/v1/request/log', resent)).status).toBe(201)
+    await waitFor(
+      async () => (await api.post('/v1/request/query', { limit: 100 })).data.length === 8 || null,
+      { what: 'the logged requests to be queryable' },
+    )
+
+    const done = await exportWindow(tally, org, { format: 'parquet' })
+    expect(done.manifest).toMatchObject({ total_rows: 6, counted_rows: 6 })
+    const rows = (await readParquet((await download(done.download.files[0].url)).body)).map(normalise)
+    expect(rows.map((r) => r.request_id)).toEqual(inside.map((e) => e.request_id))
+    expect(rows.find((r) => r.request_id === resent.request_id)?.latency).toBe(999)
+    expect(rows).toEqual(await expectedRows(tally, org.organizationId))
   })
 })
 
