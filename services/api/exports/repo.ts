@@ -11,7 +11,6 @@ import {
   type Schedule,
   schedule,
 } from './schemas.ts'
-import { PERIOD_MS } from './windows.ts'
 
 /** An export a worker holds under a lease. */
 export interface ClaimedExport {
@@ -214,52 +213,48 @@ export function createExportRepo(sql: Sql) {
      * process got there first) is not given a second. Returns how many exports it created.
      */
     async enqueueScheduled(settleMs: number, maxWindows: number, maxPending: number): Promise<number> {
-      return sql.begin(async (tx) => {
-        const [clock] = await tx<{ now: Date }[]>`select now() as now`
-        const horizon = (clock as { now: Date }).now.getTime() - settleMs
-        const due = await tx<
-          {
-            id: string
-            organization_id: string
-            period: Period
-            format: ExportFormat
-            filter: unknown
-            next_window_start: Date
-          }[]
-        >`
-          select id, organization_id, period, format, filter, next_window_start from export_schedules
-          where next_window_start + case period when 'hourly' then interval '1 hour' else interval '1 day' end
-                <= ${new Date(horizon)}
-          order by next_window_start
+      // One statement, not a transaction: atomic all the same, and nothing to roll back when the
+      // connection drops half-way (postgres.js then writes a ROLLBACK to a closed socket).
+      const [row] = await sql<{ created: number }[]>`
+        with clock as (select now() - make_interval(secs => ${settleMs / 1000}) as horizon),
+        due as (
+          select s.id, s.organization_id, s.format, s.filter, s.next_window_start,
+                 case s.period when 'hourly' then interval '1 hour' else interval '24 hours' end as step
+          from export_schedules s, clock
+          where s.next_window_start
+                + case s.period when 'hourly' then interval '1 hour' else interval '24 hours' end
+                <= clock.horizon
+          order by s.next_window_start
           limit 50
-          for update skip locked`
-        let created = 0
-        for (const s of due) {
-          const step = PERIOD_MS[s.period]
-          const [pending] = await tx<{ n: number }[]>`
-            select count(*)::int as n from exports
-            where schedule_id = ${s.id} and status in ('queued', 'running')`
-          const room = Math.min(maxWindows, maxPending - (pending?.n ?? 0))
-          const windows: { window_from: string; window_to: string }[] = []
-          let start = s.next_window_start.getTime()
-          while (start + step <= horizon && windows.length < room) {
-            windows.push({
-              window_from: new Date(start).toISOString(),
-              window_to: new Date(start + step).toISOString(),
-            })
-            start += step
-          }
-          const inserted = await tx`
-            insert into exports (organization_id, schedule_id, window_from, window_to, filter, format)
-            select ${s.organization_id}, ${s.id}, w.window_from, w.window_to, ${json(s.filter)}, ${s.format}
-            from jsonb_to_recordset(${json(windows)}::jsonb) as w(window_from timestamptz, window_to timestamptz)
-            on conflict (schedule_id, window_from) where schedule_id is not null do nothing
-            returning id`
-          created += inserted.length
-          await tx`update export_schedules set next_window_start = ${new Date(start)} where id = ${s.id}`
-        }
-        return created
-      })
+          for update of s skip locked
+        ),
+        room as (
+          select d.*, least(${maxWindows}::int, ${maxPending}::int - (
+            select count(*)::int from exports e
+            where e.schedule_id = d.id and e.status in ('queued', 'running'))) as n
+          from due d
+        ),
+        windows as (
+          select r.id as schedule_id, r.organization_id, r.format, r.filter,
+                 r.next_window_start + r.step * g.i as window_from,
+                 r.next_window_start + r.step * (g.i + 1) as window_to
+          from room r, clock, generate_series(0, greatest(r.n, 0) - 1) as g(i)
+          where r.next_window_start + r.step * (g.i + 1) <= clock.horizon
+        ),
+        inserted as (
+          insert into exports (organization_id, schedule_id, window_from, window_to, filter, format)
+          select organization_id, schedule_id, window_from, window_to, filter, format from windows
+          on conflict (schedule_id, window_from) where schedule_id is not null do nothing
+          returning id
+        ),
+        moved as (
+          update export_schedules s set next_window_start = w.last_to
+          from (select schedule_id, max(window_to) as last_to from windows group by schedule_id) w
+          where s.id = w.schedule_id
+          returning s.id
+        )
+        select (select count(*)::int from inserted) as created, (select count(*)::int from moved) as moved`
+      return row?.created ?? 0
     },
   }
 }

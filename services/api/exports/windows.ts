@@ -1,7 +1,7 @@
 import type { Period } from './schemas.ts'
 
 /** The length of a schedule's window: UTC hours and UTC days (UTC has no daylight saving). */
-export const PERIOD_MS: Record<Period, number> = { hourly: 3_600_000, daily: 86_400_000 }
+const PERIOD_MS: Record<Period, number> = { hourly: 3_600_000, daily: 86_400_000 }
 
 /** The start of the period `at` falls in. */
 export function periodStart(period: Period, at: Date): Date {

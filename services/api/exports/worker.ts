@@ -1,6 +1,7 @@
 import { ClickHouseError } from '@clickhouse/client'
 import { Counter } from 'prom-client'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import { AppError } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { ExportQueries } from './query.ts'
 import type { ClaimedExport, ExportRepo } from './repo.ts'
@@ -44,6 +45,8 @@ export interface ExportWorkerOptions {
 /** Why an attempt failed, as the export's owner reads it (GET /v1/exports/{id}). */
 function reasonOf(err: unknown): string {
   if (err instanceof CountMismatch) return err.message
+  // The stored filter no longer compiles (a field this version of Tally does not know).
+  if (err instanceof AppError) return err.message
   if (err instanceof ClickHouseError) return `ClickHouse error ${err.code}: ${err.message.split('\n')[0]}`
   const name = (err as { name?: unknown })?.name
   if (name === 'AbortError' || name === 'TimeoutError') return 'a step of the export did not finish in time'
