@@ -14,6 +14,8 @@ import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
+import { createExportRepo } from './exports/repo.ts'
+import { exportRoutes } from './exports/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
@@ -46,6 +48,8 @@ export interface AppDeps {
   publisher: EventPublisher
   rateLimiter: RateLimiter
   readiness: ReadinessCheck[]
+  /** Tells this process's export worker that an export is due; absent: the others poll for it. */
+  wakeExports?: () => void
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -161,6 +165,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
+    await api.register(
+      exportRoutes({
+        repo: createExportRepo(deps.sql),
+        blobs: deps.blobs,
+        config: deps.config,
+        wake: deps.wakeExports ?? (() => {}),
+      }),
+    )
   })
   return app
 }

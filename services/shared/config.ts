@@ -64,19 +64,21 @@ const trustProxy = optionalString.transform((text, ctx): false | string[] => {
   return z.NEVER
 })
 
-const retrySchedule = z
-  .string()
-  .default('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h')
-  .transform((text, ctx) => {
-    try {
-      const steps = text.split(',').map(parseDuration)
-      if (steps.length === 0) throw new Error('empty schedule')
-      return steps
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message })
-      return z.NEVER
-    }
-  })
+/** Comma-separated durations: the waits before retries 1, 2, …; its length is the number of retries. */
+const retrySchedule = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      try {
+        const steps = text.split(',').map(parseDuration)
+        if (steps.length === 0) throw new Error('empty schedule')
+        return steps
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message })
+        return z.NEVER
+      }
+    })
 
 /** Every setting of every Tally process. Parsed once at start and passed down. */
 const configSchema = z.object({
@@ -195,7 +197,7 @@ const configSchema = z.object({
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: duration('10m'),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
-  TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h'),
   TALLY_WEBHOOK_CLAIM_TTL: z
     .string()
     .default('30s')
@@ -204,6 +206,24 @@ const configSchema = z.object({
   TALLY_WEBHOOK_CA_FILE: optionalString,
   TALLY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** Exports (docs/exports.md): export jobs each API process runs at once; 0: this process runs none. */
+  TALLY_EXPORT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  /** Exports of one organization queued or running at once (POST beyond: 429), and of one schedule (it waits). */
+  TALLY_EXPORT_MAX_PENDING: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** At most this many rows per export file. */
+  TALLY_EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /** The longest window one export may cover. */
+  TALLY_EXPORT_MAX_WINDOW: duration('31d', '1s'),
+  /** How long after a window ends it may be exported: rows still on their way through the pipeline are not cut. */
+  TALLY_EXPORT_SETTLE_DELAY: duration('2m'),
+  /** The waits between a failed attempt and the next; after the last, the export is failed. */
+  TALLY_EXPORT_RETRY_SCHEDULE: retrySchedule('30s,2m,10m,30m,1h'),
+  /** How long a claimed export stays its process's without a renewal; a dead process's export is taken over after it. */
+  TALLY_EXPORT_LEASE: duration('60s', '1s'),
+  /** How often an idle worker looks for due exports and schedules. */
+  TALLY_EXPORT_POLL_INTERVAL: duration('5s', '10ms'),
+  /** How long each ClickHouse query of an export (one file, a count) may run. */
+  TALLY_EXPORT_QUERY_TIMEOUT: duration('10m', '1s'),
 })
 
 export type Config = z.infer<typeof configSchema>
