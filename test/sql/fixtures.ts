@@ -1,5 +1,5 @@
 import { callApi } from '../support/api.ts'
-import type { TestOrg, TestTally } from '../support/harness.ts'
+import { startTestTally, type TestOrg, type TestTally, type TestTallyOptions } from '../support/harness.ts'
 
 /** POST /v1/sql/query as `org`. */
 export const sqlQuery = (tally: TestTally, org: TestOrg, body: unknown) =>
@@ -17,7 +17,7 @@ export const SECRET = {
  * Logs the two organizations' requests through the API (in-process intake: durable and queryable
  * once it answers 201). The first: three requests, two in session s-1, one in s-2.
  */
-export async function logBothOrganizations(tally: TestTally, a: TestOrg, b: TestOrg): Promise<void> {
+async function logBothOrganizations(tally: TestTally, a: TestOrg, b: TestOrg): Promise<void> {
   const log = async (org: TestOrg, events: unknown[]) => {
     const res = await callApi(tally.app, 'POST', '/v1/request/log', { as: org, body: { events } })
     if (res.status !== 201) throw new Error(`intake answered ${res.status}: ${res.error}`)
@@ -57,4 +57,15 @@ function event(
     request: { model, messages: [{ role: 'user', content: 'hello' }] },
     response: { id: 'x', choices: [] },
   }
+}
+
+/** A Tally with two organizations whose requests are logged (see logBothOrganizations). */
+export async function startWithTwoOrganizations(
+  options: TestTallyOptions = {},
+): Promise<{ tally: TestTally; a: TestOrg; b: TestOrg }> {
+  const tally = await startTestTally(options)
+  const a = await tally.newOrg()
+  const b = await tally.newOrg()
+  await logBothOrganizations(tally, a, b)
+  return { tally, a, b }
 }

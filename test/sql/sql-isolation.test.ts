@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { logBothOrganizations, SECRET, sqlQuery } from './fixtures.ts'
+import { engines, type TestOrg, type TestTally } from '../support/harness.ts'
+import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
 
 /**
  * Every way we could think of for one organization's SQL to reach another's rows. Each attack is
@@ -13,10 +13,7 @@ describe('SQL isolation between organizations', () => {
   let a: TestOrg
   let b: TestOrg
   beforeAll(async () => {
-    tally = await startTestTally()
-    a = await tally.newOrg()
-    b = await tally.newOrg()
-    await logBothOrganizations(tally, a, b)
+    ;({ tally, a, b } = await startWithTwoOrganizations())
   })
   afterAll(() => tally?.close())
 

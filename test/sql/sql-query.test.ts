@@ -3,18 +3,15 @@ import { readFileSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
-import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { logBothOrganizations, SECRET, sqlQuery } from './fixtures.ts'
+import type { TestOrg, TestTally } from '../support/harness.ts'
+import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
 
 describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
   let tally: TestTally
   let a: TestOrg
   let b: TestOrg
   beforeAll(async () => {
-    tally = await startTestTally()
-    a = await tally.newOrg()
-    b = await tally.newOrg()
-    await logBothOrganizations(tally, a, b)
+    ;({ tally, a, b } = await startWithTwoOrganizations())
   })
   afterAll(() => tally?.close())
 
@@ -217,9 +214,9 @@ describe('SQL limits', () => {
   let tally: TestTally
   let a: TestOrg
   beforeAll(async () => {
-    tally = await startTestTally({ env: { TALLY_SQL_MAX_ROWS_TO_READ: '2', TALLY_SQL_MAX_RESULT_ROWS: '1' } })
-    a = await tally.newOrg()
-    await logBothOrganizations(tally, a, await tally.newOrg())
+    ;({ tally, a } = await startWithTwoOrganizations({
+      env: { TALLY_SQL_MAX_ROWS_TO_READ: '2', TALLY_SQL_MAX_RESULT_ROWS: '1' },
+    }))
   })
   afterAll(() => tally?.close())
 
