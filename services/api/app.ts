@@ -4,8 +4,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
-import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
-import { queryLimits } from '../shared/clickhouse/query-limits.ts'
+import { type ClickHouseClient, connectSql } from '../shared/clickhouse/client.ts'
+import { queryLimits, sqlLimits } from '../shared/clickhouse/query-limits.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -14,6 +14,8 @@ import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
+import { createExportRepo } from './exports/repo.ts'
+import { exportRoutes } from './exports/routes.ts'
 import { healthRoutes } from './health/routes.ts'
 import { createAuthenticator } from './http/auth.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
@@ -33,6 +35,8 @@ import { requestRoutes, requestServices } from './requests/routes.ts'
 import { createSessionDetailRepo } from './sessions/detail.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
+import { sqlRoutes } from './sql/routes.ts'
+import { createSqlRunner } from './sql/runner.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 
 export interface AppDeps {
@@ -40,10 +44,14 @@ export interface AppDeps {
   log: Logger
   sql: Sql
   clickhouse: ClickHouseClient
+  /** The restricted ClickHouse user's URL for callers' SQL; without it /v1/sql answers 503. */
+  clickhouseSqlUrl?: string | undefined
   blobs: BlobStore
   publisher: EventPublisher
   rateLimiter: RateLimiter
   readiness: ReadinessCheck[]
+  /** Tells this process's export worker that an export is due; absent: the others poll for it. */
+  wakeExports?: () => void
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -139,6 +147,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
     deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
   )
+  const sqlClient =
+    deps.clickhouseSqlUrl === undefined
+      ? undefined
+      : connectSql(
+          deps.clickhouseSqlUrl,
+          deps.config.CLICKHOUSE_DATABASE,
+          deps.config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
+        )
+  if (sqlClient) app.addHook('onClose', () => sqlClient.close())
+  const sqlRunner = sqlClient && createSqlRunner(sqlClient, sqlLimits(deps.config))
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
@@ -160,8 +178,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         createSessionDetailRepo(deps.clickhouse, limits),
       ),
     )
+    await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
+    await api.register(
+      exportRoutes({
+        repo: createExportRepo(deps.sql),
+        blobs: deps.blobs,
+        config: deps.config,
+        wake: deps.wakeExports ?? (() => {}),
+      }),
+    )
   })
   return app
 }

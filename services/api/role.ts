@@ -3,6 +3,9 @@ import { publicUrl } from '../shared/config.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
 import { buildApp } from './app.ts'
+import { createExportQueries } from './exports/query.ts'
+import { createExportRepo } from './exports/repo.ts'
+import { type ExportWorker, startExportWorker } from './exports/worker.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
 
 export interface ApiStarted {
@@ -20,18 +23,45 @@ export const apiRole: ServingRole<ApiStarted> = {
     const bootstrap = await bootstrapFirstOrganization(postgres.sql, config.TALLY_BOOTSTRAP_API_KEY)
     const rateLimiter = openRateLimiter(config, log)
     shutdown.add('rate limiter', () => rateLimiter.close())
+    const clickhouse = needed(engines.clickhouse, 'clickhouse', 'api')
+    const blobs = needed(engines.blobs, 'blobs', 'api')
+    let exportWorker: ExportWorker | undefined
     const app = await buildApp({
       config,
       log,
       sql: postgres.sql,
-      clickhouse: needed(engines.clickhouse, 'clickhouse', 'api').client,
-      blobs: needed(engines.blobs, 'blobs', 'api'),
+      clickhouse: clickhouse.client,
+      clickhouseSqlUrl: clickhouse.sqlUrl,
+      blobs,
       publisher,
       rateLimiter,
       readiness,
+      wakeExports: () => exportWorker?.wake(),
     })
     await app.listen({ port: config.PORT, host: config.HOST })
     shutdown.add('api', () => app.close())
+    if (config.TALLY_EXPORT_CONCURRENCY > 0) {
+      exportWorker = startExportWorker({
+        repo: createExportRepo(postgres.sql),
+        queries: createExportQueries(clickhouse.client, {
+          timeoutMs: config.TALLY_EXPORT_QUERY_TIMEOUT,
+          maxThreads: config.TALLY_QUERY_MAX_THREADS,
+        }),
+        blobs,
+        log: log.child({ component: 'exports' }),
+        concurrency: config.TALLY_EXPORT_CONCURRENCY,
+        partRows: config.TALLY_EXPORT_PART_ROWS,
+        stepTimeoutMs: config.TALLY_EXPORT_QUERY_TIMEOUT,
+        leaseMs: config.TALLY_EXPORT_LEASE,
+        pollMs: config.TALLY_EXPORT_POLL_INTERVAL,
+        settleMs: config.TALLY_EXPORT_SETTLE_DELAY,
+        maxPending: config.TALLY_EXPORT_MAX_PENDING,
+        retrySchedule: config.TALLY_EXPORT_RETRY_SCHEDULE,
+      })
+      // Stopped before the API closes (steps run in reverse): running exports are handed back.
+      const worker = exportWorker
+      shutdown.add('export worker', () => worker.stop())
+    }
     const address = app.server.address()
     const port = address && typeof address === 'object' ? address.port : config.PORT
     const url = publicUrl({ ...config, PORT: port })

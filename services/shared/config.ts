@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+import { SQL_CEILINGS } from './clickhouse-server/config.ts'
 
 const optionalString = z
   .string()
@@ -63,19 +64,21 @@ const trustProxy = optionalString.transform((text, ctx): false | string[] => {
   return z.NEVER
 })
 
-const retrySchedule = z
-  .string()
-  .default('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h')
-  .transform((text, ctx) => {
-    try {
-      const steps = text.split(',').map(parseDuration)
-      if (steps.length === 0) throw new Error('empty schedule')
-      return steps
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message })
-      return z.NEVER
-    }
-  })
+/** Comma-separated durations: the waits before retries 1, 2, …; its length is the number of retries. */
+const retrySchedule = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      try {
+        const steps = text.split(',').map(parseDuration)
+        if (steps.length === 0) throw new Error('empty schedule')
+        return steps
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message })
+        return z.NEVER
+      }
+    })
 
 /** Every setting of every Tally process. Parsed once at start and passed down. */
 const configSchema = z.object({
@@ -167,13 +170,34 @@ const configSchema = z.object({
     .min(1)
     .max(1024)
     .default(() => Math.max(1, Math.floor(availableParallelism() / 2))),
+  /**
+   * Limits of callers' own SQL (POST /v1/sql/query), passed with every query. The embedded
+   * server's `tally_sql` profile caps them (services/shared/clickhouse-server/config.ts).
+   */
+  TALLY_SQL_MAX_EXECUTION_TIME: duration('30s', '1s').refine(
+    (ms) => ms <= SQL_CEILINGS.executionSeconds * 1000,
+    {
+      message: `must be at most ${SQL_CEILINGS.executionSeconds}s`,
+    },
+  ),
+  TALLY_SQL_MAX_ROWS_TO_READ: count(100_000_000).pipe(z.number().max(SQL_CEILINGS.rowsToRead)),
+  TALLY_SQL_MAX_BYTES_TO_READ: count(10 * GiB).pipe(z.number().max(SQL_CEILINGS.bytesToRead)),
+  TALLY_SQL_MAX_MEMORY: count(1 * GiB).pipe(z.number().max(SQL_CEILINGS.memory)),
+  TALLY_SQL_MAX_RESULT_ROWS: count(100_000).pipe(z.number().max(SQL_CEILINGS.resultRows)),
+  TALLY_SQL_MAX_RESULT_BYTES: count(64 * MiB).pipe(z.number().max(SQL_CEILINGS.resultBytes)),
+  /**
+   * With CLICKHOUSE_URL: the restricted user callers' SQL runs as (docs/data-teams.md), e.g.
+   * http://tally_sql:<password>@clickhouse:8123; unset: POST /v1/sql/query answers 503. The embedded
+   * server has that user already.
+   */
+  CLICKHOUSE_SQL_URL: optionalString,
   /** Queries of one organization running at once per API process; the others wait their turn. */
   TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: duration('10m'),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
-  TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule,
+  TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h'),
   TALLY_WEBHOOK_CLAIM_TTL: z
     .string()
     .default('30s')
@@ -182,6 +206,24 @@ const configSchema = z.object({
   TALLY_WEBHOOK_CA_FILE: optionalString,
   TALLY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** Exports (docs/exports.md): export jobs each API process runs at once; 0: this process runs none. */
+  TALLY_EXPORT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
+  /** Exports of one organization queued or running at once (POST beyond: 429), and of one schedule (it waits). */
+  TALLY_EXPORT_MAX_PENDING: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** At most this many rows per export file. */
+  TALLY_EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /** The longest window one export may cover. */
+  TALLY_EXPORT_MAX_WINDOW: duration('31d', '1s'),
+  /** How long after a window ends it may be exported: rows still on their way through the pipeline are not cut. */
+  TALLY_EXPORT_SETTLE_DELAY: duration('2m'),
+  /** The waits between a failed attempt and the next; after the last, the export is failed. */
+  TALLY_EXPORT_RETRY_SCHEDULE: retrySchedule('30s,2m,10m,30m,1h'),
+  /** How long a claimed export stays its process's without a renewal; a dead process's export is taken over after it. */
+  TALLY_EXPORT_LEASE: duration('60s', '1s'),
+  /** How often an idle worker looks for due exports and schedules. */
+  TALLY_EXPORT_POLL_INTERVAL: duration('5s', '10ms'),
+  /** How long each ClickHouse query of an export (one file, a count) may run. */
+  TALLY_EXPORT_QUERY_TIMEOUT: duration('10m', '1s'),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -1,6 +1,7 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
 import { type ClickHouseHandle, openClickHouse } from './clickhouse/client.ts'
+import { ensureSqlViews } from './clickhouse/sql-views.ts'
 import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
 import { migrateClickHouse, migratePostgres } from './migrate.ts'
@@ -41,6 +42,7 @@ export async function openEngines(
         const ch = await openClickHouse(config, log)
         shutdown.add('clickhouse', () => ch.close())
         await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log)
+        await ensureSqlViews(ch.client, config.CLICKHOUSE_DATABASE)
         engines.clickhouse = ch
       })(),
     needs.blobs &&

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -110,6 +110,35 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     const query = encodeURIComponent("SELECT * FROM file('/etc/hostname', 'LineAsString')")
     const asDefault = await httpGet(`${server.endpoint}/?query=${query}`)
     expect(asDefault.body).toMatch(/ACCESS_DENIED/)
+    await server.stop()
+  })
+
+  it('gives a data directory made before the analyst and sql users those users, keeping its passwords', async () => {
+    const dataDir = tempDir()
+    // credentials.json as the first versions wrote it: Tally's own user only.
+    writeFileSync(
+      join(dataDir, 'credentials.json'),
+      '{"username":"tally","password":"kept-password-123"}\n',
+      {
+        mode: 0o600,
+      },
+    )
+    const server = await start({ dataDir })
+    expect(server.password).toBe('kept-password-123')
+    const stored = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'))
+    expect(stored).toMatchObject({
+      username: 'tally',
+      password: 'kept-password-123',
+      analyst: { username: 'analyst', password: expect.any(String) },
+      sql: { username: 'tally_sql', password: expect.any(String) },
+    })
+    const asSql = createClient({ url: server.sqlUrl, log: { level: ClickHouseLogLevel.OFF } })
+    const who = await asSql.query({ query: 'SELECT currentUser() AS user', format: 'JSONEachRow' })
+    expect(await who.json()).toEqual([{ user: 'tally_sql' }])
+    await expect(asSql.query({ query: 'SELECT * FROM system.processes' })).rejects.toThrow(
+      /ACCESS_DENIED|privileges/,
+    )
+    await asSql.close()
     await server.stop()
   })
 

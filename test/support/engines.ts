@@ -4,6 +4,8 @@ export interface TestEngines {
   postgresSource: string
   /** A ClickHouse HTTP server: CLICKHOUSE_URL, or the embedded server the global setup started. */
   clickhouseUrl: string
+  /** The restricted user callers' SQL runs as (CLICKHOUSE_SQL_URL); null when CLICKHOUSE_URL came without one. */
+  clickhouseSqlUrl: string | null
   clickhouseSource: string
   kafkaBrokers: string | null
   kafkaSource: string

@@ -48,6 +48,7 @@ async function findEngines(cleanups: (() => Promise<void> | void)[]): Promise<Te
     postgresUrl: postgres.url,
     postgresSource: postgres.source,
     clickhouseUrl: clickhouse.url,
+    clickhouseSqlUrl: clickhouse.sqlUrl,
     clickhouseSource: clickhouse.source,
     kafkaBrokers: kafka.brokers,
     kafkaSource: kafka.source,
@@ -132,6 +133,7 @@ async function provideClickHouse(cleanups: (() => Promise<void> | void)[]) {
   if (process.env.CLICKHOUSE_URL)
     return {
       url: process.env.CLICKHOUSE_URL,
+      sqlUrl: process.env.CLICKHOUSE_SQL_URL || null,
       source: `CLICKHOUSE_URL (${redact(process.env.CLICKHOUSE_URL)})`,
     }
   const dir = mkdtempSync(join(tmpdir(), 'tally-test-clickhouse-'))
@@ -142,7 +144,7 @@ async function provideClickHouse(cleanups: (() => Promise<void> | void)[]) {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  return { url: server.url, source: `embedded ClickHouse server ${server.endpoint}` }
+  return { url: server.url, sqlUrl: server.sqlUrl, source: `embedded ClickHouse server ${server.endpoint}` }
 }
 
 async function provideKafka(containers: boolean, cleanups: (() => Promise<void> | void)[]) {

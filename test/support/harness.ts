@@ -27,6 +27,7 @@ export const processDataDir = () => {
 /** The shared ClickHouse server, in a database of this test file's own. */
 export const clickhouseEnv = () => ({
   CLICKHOUSE_URL: engines().clickhouseUrl,
+  CLICKHOUSE_SQL_URL: engines().clickhouseSqlUrl ?? '',
   CLICKHOUSE_DATABASE: `test_${process.pid}`,
 })
 

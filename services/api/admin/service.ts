@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { organizationExportsPrefix } from '../exports/service.ts'
 import type { OrganizationRepo } from './repo.ts'
 
 export interface OrganizationServiceDeps {
@@ -18,7 +19,7 @@ export function createOrganizationService(deps: OrganizationServiceDeps) {
      * Deletes an organization and its data, in an order that can be repeated after any failure:
      * 1. its API keys (they stop working in every process, so nothing new arrives);
      * 2. its rows in ClickHouse;
-     * 3. its prompt bodies in object storage;
+     * 3. its prompt bodies and export files in object storage;
      * 4. its Postgres rows (the organization's row and everything that cascades from it).
      * Until step 4 the organization is still listed, so a failed deletion is retried by sending
      * the same DELETE again. False when there is no such organization.
@@ -30,6 +31,7 @@ export function createOrganizationService(deps: OrganizationServiceDeps) {
       const tables = await repo.deleteClickHouseRows(id)
       const bodies = new Set(await repo.promptBodyKeys(id))
       for (const key of bodies) await blobs.delete(key)
+      await blobs.deletePrefix(organizationExportsPrefix(id))
       const removed = await repo.deleteRows(id)
       if (removed) {
         removed.keyHashes.forEach(forgetKey)

@@ -1,9 +1,18 @@
+import { createReadStream } from 'node:fs'
+import { extname } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { FilesystemBlobStore } from '../../shared/blobs/filesystem.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
 import { errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
 import { wildcardNamed } from '../http/openapi.ts'
+
+/** What the files Tally stores are, by their ending: prompt bodies and manifests are JSON. */
+const CONTENT_TYPES: Record<string, string> = {
+  '.parquet': 'application/vnd.apache.parquet',
+  '.csv': 'text/csv; charset=utf-8',
+  '.jsonl': 'application/x-ndjson',
+}
 
 /**
  * Serves the embedded blob store's signed links (the stand-in for presigned S3 GETs): no
@@ -23,8 +32,13 @@ export function signedBlobRoutes(store: FilesystemBlobStore): FastifyPluginAsync
         querystring: z.object({ expires: z.string(), signature: z.string() }),
         response: {
           200: {
-            description: 'The object: a prompt body (JSON)',
-            content: { 'application/json': { schema: z.unknown() } },
+            description: 'The object: a prompt body or an export manifest (JSON), or an export file',
+            content: {
+              'application/json': { schema: z.unknown() },
+              'application/vnd.apache.parquet': { schema: z.string().meta({ format: 'binary' }) },
+              'text/csv': { schema: z.string() },
+              'application/x-ndjson': { schema: z.string() },
+            },
           },
           ...publicErrorResponses,
           403: errorEnvelope,
@@ -37,12 +51,14 @@ export function signedBlobRoutes(store: FilesystemBlobStore): FastifyPluginAsync
         if (!store.verifyLink(key, expires, signature)) {
           throw new AppError(403, 'forbidden', 'signature: the link is invalid or has expired')
         }
-        const body = await store.get(key)
-        if (!body) throw notFound('Object not found')
+        const found = await store.locate(key)
+        if (!found) throw notFound('Object not found')
+        // Streamed: an export file may be far larger than memory should hold.
         return reply
-          .header('content-type', 'application/json')
+          .header('content-type', CONTENT_TYPES[extname(key)] ?? 'application/json')
+          .header('content-length', found.size)
           .header('cache-control', 'private, max-age=60')
-          .send(body)
+          .send(createReadStream(found.path))
       },
     })
   }

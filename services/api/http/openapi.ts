@@ -162,14 +162,24 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'prompts', description: 'Prompts with immutable versions, environments and stored bodies' },
   { name: 'requests', description: "Log model requests (Tally's intake and Helicone's) and query them" },
   { name: 'sessions', description: 'Requests grouped by session, with their totals' },
+  {
+    name: 'sql',
+    description: "Read-only SQL over your organization's requests and sessions (docs/data-teams.md)",
+  },
   { name: 'webhooks', description: 'Signed deliveries of every processed request (see `webhooks`)' },
+  {
+    name: 'exports',
+    description:
+      "Exact exports of a window's requests to the object store (Parquet, CSV, JSONL), once or on a schedule",
+  },
   { name: 'api-keys', description: "The organization's API keys" },
   { name: 'models', description: 'The model price table behind cost_usd' },
   { name: 'admin', description: 'The instance-admin API (TALLY_ADMIN_API_KEY): organizations' },
   { name: 'health', description: 'Liveness, readiness and Prometheus metrics, without an API key' },
   {
     name: 'blobs',
-    description: 'Signed links to prompt bodies in the embedded blob store, without an API key',
+    description:
+      'Signed links to prompt bodies and export files in the embedded blob store, without an API key',
   },
   { name: 'openapi', description: 'This document' },
 ]

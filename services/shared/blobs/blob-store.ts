@@ -2,9 +2,16 @@
 export interface BlobStore {
   readonly kind: 's3' | 'filesystem'
   put(key: string, body: Buffer, contentType: string): Promise<void>
+  /**
+   * Stores a local file's bytes under `key`, streamed: memory stays bounded whatever its size
+   * (S3: a multipart upload beyond one part). Durable once it resolves, as put.
+   */
+  putFile(key: string, path: string, contentType: string, signal?: AbortSignal): Promise<void>
   /** The object's bytes, or null when there is none. */
   get(key: string): Promise<Buffer | null>
   delete(key: string): Promise<void>
+  /** Deletes every object whose key starts with `prefix` (a folder: it ends with "/"). */
+  deletePrefix(prefix: string): Promise<void>
   /** A GET link to the object that works without credentials until it expires. */
   signedUrl(key: string, ttlMs: number): Promise<string>
   /** Throws when the store cannot be reached. */

@@ -1,12 +1,42 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { assertBlobKey, type BlobStore } from './blob-store.ts'
 
 export interface FilesystemBlobStore extends BlobStore {
+  /** The object's file and size, to stream it; null when there is none. */
+  locate(key: string): Promise<{ path: string; size: number } | null>
   /** Checks a link made by signedUrl: the key, its expiry (Unix seconds) and the signature. */
   verifyLink(key: string, expires: string, signature: string, now?: number): boolean
+}
+
+/**
+ * Durable before the caller commits a row that points at it: the file written beside `path`
+ * under a temporary name and synced, renamed into place, then its folder synced.
+ */
+async function install(path: string, write: (tmp: string) => Promise<void>): Promise<void> {
+  await mkdir(dirname(path), { recursive: true })
+  const tmp = `${path}.${randomUUID()}.tmp`
+  try {
+    await write(tmp)
+    const file = await open(tmp, 'r+')
+    try {
+      await file.sync()
+    } finally {
+      await file.close()
+    }
+    await rename(tmp, path)
+  } catch (err) {
+    await rm(tmp, { force: true })
+    throw err
+  }
+  const folder = await open(dirname(path), 'r')
+  try {
+    await folder.sync()
+  } finally {
+    await folder.close()
+  }
 }
 
 /**
@@ -40,23 +70,20 @@ export async function createFilesystemBlobStore(
   return {
     kind: 'filesystem',
     async put(key, body) {
+      await install(pathOf(key), (tmp) => writeFile(tmp, body))
+    },
+    async putFile(key, source, _contentType, signal) {
+      signal?.throwIfAborted()
+      await install(pathOf(key), (tmp) => copyFile(source, tmp))
+    },
+    async locate(key) {
       const path = pathOf(key)
-      await mkdir(dirname(path), { recursive: true })
-      const tmp = `${path}.${randomUUID()}.tmp`
-      // Durable before the caller commits a row that points at it: file, then the rename.
-      const file = await open(tmp, 'w')
       try {
-        await file.writeFile(body)
-        await file.sync()
-      } finally {
-        await file.close()
-      }
-      await rename(tmp, path)
-      const folder = await open(dirname(path), 'r')
-      try {
-        await folder.sync()
-      } finally {
-        await folder.close()
+        const info = await stat(path)
+        return info.isFile() ? { path, size: info.size } : null
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null
+        throw err
       }
     },
     async get(key) {
@@ -69,6 +96,10 @@ export async function createFilesystemBlobStore(
     },
     async delete(key) {
       await rm(pathOf(key), { force: true })
+    },
+    async deletePrefix(prefix) {
+      if (!prefix.endsWith('/')) throw new Error(`blob prefix "${prefix}" must end with /`)
+      await rm(pathOf(prefix.slice(0, -1)), { recursive: true, force: true })
     },
     async signedUrl(key, ttlMs) {
       assertBlobKey(key)

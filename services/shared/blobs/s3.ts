@@ -1,12 +1,16 @@
+import { createReadStream } from 'node:fs'
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { assertBlobKey, type BlobStore } from './blob-store.ts'
 
@@ -17,6 +21,9 @@ export interface S3Options {
   accessKeyId?: string | undefined
   secretAccessKey?: string | undefined
 }
+
+/** The part size of multipart uploads (S3's minimum is 5 MiB). */
+const UPLOAD_PART_BYTES = 16 * 1024 * 1024
 
 /** Blobs in an S3-compatible bucket (AWS, MinIO, s3proxy); links are presigned GETs. */
 export async function createS3BlobStore(options: S3Options): Promise<BlobStore> {
@@ -40,6 +47,24 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
       assertBlobKey(Key)
       await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }))
     },
+    async putFile(Key, path, ContentType, signal) {
+      assertBlobKey(Key)
+      // One PUT up to a part's size, else a multipart upload: at most queueSize parts in memory.
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key, Body: createReadStream(path), ContentType },
+        partSize: UPLOAD_PART_BYTES,
+        queueSize: 2,
+        leavePartsOnError: false,
+      })
+      const abort = () => void upload.abort()
+      signal?.addEventListener('abort', abort, { once: true })
+      try {
+        await upload.done()
+      } finally {
+        signal?.removeEventListener('abort', abort)
+      }
+    },
     async get(Key) {
       assertBlobKey(Key)
       try {
@@ -55,6 +80,17 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
     async delete(Key) {
       assertBlobKey(Key)
       await client.send(new DeleteObjectCommand({ Bucket, Key }))
+    },
+    async deletePrefix(Prefix) {
+      if (!Prefix.endsWith('/')) throw new Error(`blob prefix "${Prefix}" must end with /`)
+      assertBlobKey(Prefix.slice(0, -1))
+      // A page of at most 1,000 keys at a time, deleted in one request: memory stays bounded.
+      for (;;) {
+        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, MaxKeys: 1_000 }))
+        const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []))
+        if (keys.length === 0) return
+        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
+      }
     },
     async signedUrl(Key, ttlMs) {
       assertBlobKey(Key)

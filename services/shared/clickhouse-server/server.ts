@@ -45,6 +45,8 @@ export interface ClickHouseServer {
   endpoint: string
   /** The read-only `analyst` user's URL, for data teams' clients. */
   analystUrl: string
+  /** The `tally_sql` user's URL: what callers' SQL runs as. */
+  sqlUrl: string
   username: string
   password: string
   pid: number

@@ -52,7 +52,7 @@ export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefine
 }
 
 /** Where a server answers: the endpoint for logs, and URLs with credentials for clients. */
-export function addresses(port: number, { username, password, analyst }: Credentials) {
+export function addresses(port: number, { username, password, analyst, sql }: Credentials) {
   const endpoint = `http://127.0.0.1:${port}`
   const url = (user: string, secret: string) =>
     `http://${encodeURIComponent(user)}:${encodeURIComponent(secret)}@127.0.0.1:${port}`
@@ -60,6 +60,7 @@ export function addresses(port: number, { username, password, analyst }: Credent
     endpoint,
     url: url(username, password),
     analystUrl: url(analyst.username, analyst.password),
+    sqlUrl: url(sql.username, sql.password),
     username,
     password,
   }

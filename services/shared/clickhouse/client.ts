@@ -1,15 +1,26 @@
 import { existsSync, mkdirSync, renameSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client'
+import {
+  type ClickHouseClient,
+  ClickHouseLogLevel,
+  type ClickHouseSettings,
+  createClient,
+} from '@clickhouse/client'
 import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
+import { sqlViewsDatabase } from './sql-views.ts'
 import { timed } from './timed.ts'
 
 export type { ClickHouseClient }
 
 export interface ClickHouseHandle {
   client: ClickHouseClient
+  /**
+   * The restricted user callers' SQL runs as (POST /v1/sql/query), with its password: the embedded
+   * server's `tally_sql`, or CLICKHOUSE_SQL_URL; absent when neither.
+   */
+  sqlUrl?: string
   /** Where it runs, for logs: the server's address without credentials. */
   describe: string
   /** The embedded server this process started or attached to; absent with CLICKHOUSE_URL. */
@@ -43,6 +54,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
     const client = await connect(config.CLICKHOUSE_URL, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
     return {
       client,
+      ...(config.CLICKHOUSE_SQL_URL ? { sqlUrl: config.CLICKHOUSE_SQL_URL } : {}),
       describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
       close: () => client.close(),
     }
@@ -67,6 +79,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   let closing = false
   return {
     client,
+    sqlUrl: server.sqlUrl,
     describe: `embedded server ${server.endpoint} (${dataDir}${server.attached ? ', attached' : ''})`,
     embedded: {
       endpoint: server.endpoint,
@@ -81,6 +94,22 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
       await server.stop()
     },
   }
+}
+
+/**
+ * A client for the restricted user callers' SQL runs as (`sqlUrl`), reading the views'
+ * database (clickhouse/sql-views.ts) of Tally's `database`.
+ */
+export function connectSql(url: string, database: string, timeoutMs: number): ClickHouseClient {
+  return timed(
+    createClient({
+      url,
+      database: sqlViewsDatabase(database),
+      request_timeout: timeoutMs,
+      // A refused query is an answer to its caller (400), not an error of Tally's to log.
+      log: { level: ClickHouseLogLevel.OFF },
+    }),
+  )
 }
 
 async function connect(url: string, database: string, timeoutMs: number): Promise<ClickHouseClient> {

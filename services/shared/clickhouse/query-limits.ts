@@ -11,12 +11,14 @@ import { AppError } from '../errors.ts'
 export interface QueryLimits {
   /** The limits as a SETTINGS clause of the query itself: they bind that query only. */
   clause: string
+  /** The same limits as settings of the request (URL parameters), for SQL Tally did not write. */
+  settings: Record<string, number | string>
   /**
    * How long Tally waits before it stops waiting on its own. ClickHouse checks its time limit
    * between granules, not inside one, so its own answer can come a little after the limit.
    */
   deadlineMs: number
-  /** The 422 for a ClickHouse error that is one of these limits; undefined for any other error. */
+  /** The 4xx for a ClickHouse error that is one of these limits; undefined for any other error. */
   exceeded(err: unknown): AppError | undefined
 }
 
@@ -27,8 +29,8 @@ const NARROW = 'narrow the time window or the filter'
 
 const exceededTotal = new Counter({
   name: 'tally_query_limit_exceeded_total',
-  help: 'Caller queries answered 422 because they exceeded a query limit',
-  labelNames: ['limit'],
+  help: 'Caller queries refused because they exceeded a query limit',
+  labelNames: ['limit', 'api'],
 })
 
 interface Limit {
@@ -37,54 +39,118 @@ interface Limit {
   text: string
 }
 
-const limit = (name: string, value: string, hint = NARROW): Limit => ({
+const limit = (name: string, value: string, hint: string): Limit => ({
   name,
   text: `${name} (${value}): ${hint}`,
 })
 
+interface LimitValues {
+  executionTimeMs: number
+  rowsToRead: number
+  bytesToRead: number
+  memory: number
+  resultRows: number
+  resultBytes: number
+  threads: number
+}
+
+interface LimitWords {
+  /** Which API's queries these limits bind, for the metric's `api` label. */
+  api: string
+  /** The status of a query refused for a limit. */
+  status: number
+  /** What to change when a query reads or takes too much. */
+  narrow: string
+  /** What to change when the query needs too much memory. */
+  memory: string
+  /** What to change when the answer is too large. */
+  smaller: string
+}
+
+/** The limits of request and session queries: over one, 422 naming it. */
 export function queryLimits(config: Config): QueryLimits {
-  const timeMs = config.TALLY_QUERY_MAX_EXECUTION_TIME
-  const time = limit('max_execution_time', `${timeMs / 1000} s`)
-  const resultRows = `${config.TALLY_QUERY_MAX_RESULT_ROWS} rows`
-  const resultBytes = bytesText(config.TALLY_QUERY_MAX_RESULT_BYTES)
+  return limitsOf(
+    {
+      executionTimeMs: config.TALLY_QUERY_MAX_EXECUTION_TIME,
+      rowsToRead: config.TALLY_QUERY_MAX_ROWS_TO_READ,
+      bytesToRead: config.TALLY_QUERY_MAX_BYTES_TO_READ,
+      memory: config.TALLY_QUERY_MAX_MEMORY,
+      resultRows: config.TALLY_QUERY_MAX_RESULT_ROWS,
+      resultBytes: config.TALLY_QUERY_MAX_RESULT_BYTES,
+      threads: config.TALLY_QUERY_MAX_THREADS,
+    },
+    {
+      api: 'query',
+      status: 422,
+      narrow: NARROW,
+      memory: `${NARROW}, or ask for a smaller page`,
+      smaller: 'ask for a smaller page or leave out the bodies',
+    },
+  )
+}
+
+/** The limits of callers' own SQL (`POST /v1/sql/query`): over one, 400 naming it. */
+export function sqlLimits(config: Config): QueryLimits {
+  return limitsOf(
+    {
+      executionTimeMs: config.TALLY_SQL_MAX_EXECUTION_TIME,
+      rowsToRead: config.TALLY_SQL_MAX_ROWS_TO_READ,
+      bytesToRead: config.TALLY_SQL_MAX_BYTES_TO_READ,
+      memory: config.TALLY_SQL_MAX_MEMORY,
+      resultRows: config.TALLY_SQL_MAX_RESULT_ROWS,
+      resultBytes: config.TALLY_SQL_MAX_RESULT_BYTES,
+      threads: config.TALLY_QUERY_MAX_THREADS,
+    },
+    {
+      api: 'sql',
+      status: 400,
+      narrow: 'narrow the query with a WHERE on request_created_at or another column',
+      memory: 'narrow the query, or aggregate into fewer groups',
+      smaller: 'select fewer rows or columns (LIMIT), or aggregate',
+    },
+  )
+}
+
+function limitsOf(values: LimitValues, words: LimitWords): QueryLimits {
+  const timeMs = values.executionTimeMs
+  const time = limit('max_execution_time', `${timeMs / 1000} s`, words.narrow)
+  const resultRows = `${values.resultRows} rows`
+  const resultBytes = bytesText(values.resultBytes)
   // ClickHouse's error codes (src/Common/ErrorCodes.cpp) for the limits set below.
   const byCode: Record<string, Limit> = {
     '159': time, // TIMEOUT_EXCEEDED
     '160': time, // TOO_SLOW: the estimated time already exceeds max_execution_time
-    '158': limit('max_rows_to_read', `${config.TALLY_QUERY_MAX_ROWS_TO_READ} rows`), // TOO_MANY_ROWS
-    '307': limit('max_bytes_to_read', bytesText(config.TALLY_QUERY_MAX_BYTES_TO_READ)), // TOO_MANY_BYTES
-    '241': limit(
-      'max_memory_usage',
-      bytesText(config.TALLY_QUERY_MAX_MEMORY),
-      `${NARROW}, or ask for a smaller page`,
-    ), // MEMORY_LIMIT_EXCEEDED
+    '158': limit('max_rows_to_read', `${values.rowsToRead} rows`, words.narrow), // TOO_MANY_ROWS
+    '307': limit('max_bytes_to_read', bytesText(values.bytesToRead), words.narrow), // TOO_MANY_BYTES
+    '241': limit('max_memory_usage', bytesText(values.memory), words.memory), // MEMORY_LIMIT_EXCEEDED
     // TOO_MANY_ROWS_OR_BYTES: the code does not say which of the two.
     '396': {
       name: 'max_result_rows_or_bytes',
-      text: `max_result_rows (${resultRows}) or max_result_bytes (${resultBytes}): ask for a smaller page or leave out the bodies`,
+      text: `max_result_rows (${resultRows}) or max_result_bytes (${resultBytes}): ${words.smaller}`,
     },
   }
   const refused = ({ name, text }: Limit) => {
-    exceededTotal.inc({ limit: name })
-    return new AppError(422, 'query_limit_exceeded', `query exceeded ${text}`)
+    exceededTotal.inc({ limit: name, api: words.api })
+    return new AppError(words.status, 'query_limit_exceeded', `query exceeded ${text}`)
   }
   // Numbers from the validated config only: nothing a caller sent.
   const settings: Record<string, number | string> = {
     max_execution_time: timeMs / 1000,
-    timeout_overflow_mode: "'throw'",
-    max_rows_to_read: config.TALLY_QUERY_MAX_ROWS_TO_READ,
-    max_bytes_to_read: config.TALLY_QUERY_MAX_BYTES_TO_READ,
-    read_overflow_mode: "'throw'",
-    max_memory_usage: config.TALLY_QUERY_MAX_MEMORY,
-    max_result_rows: config.TALLY_QUERY_MAX_RESULT_ROWS,
-    max_result_bytes: config.TALLY_QUERY_MAX_RESULT_BYTES,
-    result_overflow_mode: "'throw'",
-    max_threads: config.TALLY_QUERY_MAX_THREADS,
+    timeout_overflow_mode: 'throw',
+    max_rows_to_read: values.rowsToRead,
+    max_bytes_to_read: values.bytesToRead,
+    read_overflow_mode: 'throw',
+    max_memory_usage: values.memory,
+    max_result_rows: values.resultRows,
+    max_result_bytes: values.resultBytes,
+    result_overflow_mode: 'throw',
+    max_threads: values.threads,
   }
   return {
     clause: `SETTINGS ${Object.entries(settings)
-      .map(([name, value]) => `${name} = ${value}`)
+      .map(([name, value]) => `${name} = ${typeof value === 'string' ? `'${value}'` : value}`)
       .join(', ')}`,
+    settings,
     deadlineMs: timeMs + GRACE_MS,
     exceeded(err) {
       if (err instanceof DeadlinePassed) return refused(time)
@@ -96,7 +162,7 @@ export function queryLimits(config: Config): QueryLimits {
 }
 
 /** Tally stopped waiting for a query at its deadline. */
-class DeadlinePassed extends Error {}
+export class DeadlinePassed extends Error {}
 
 /** The code of an error ClickHouse answered. */
 function clickHouseCode(err: unknown): string | undefined {

@@ -1,0 +1,162 @@
+import type { Readable } from 'node:stream'
+import { z } from 'zod'
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
+import type { CompiledFilter } from '../filters/compile.ts'
+import type { ExportFormat } from './schemas.ts'
+
+/**
+ * What an export holds: every column of request_response_rmt but the row version (ingested_at),
+ * bodies included, under the table's own names. UUIDs are written as text, which every Parquet
+ * reader takes (ClickHouse would write them as 16 raw bytes).
+ */
+export const EXPORT_COLUMNS = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at').map((c) => c.name)
+
+const SELECT_LIST = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at')
+  .map((c) => (c.kind === 'uuid' ? `toString(${c.name}) AS ${c.name}` : c.name))
+  .join(', ')
+
+/** ClickHouse's output format for each export format. */
+const CLICKHOUSE_FORMAT: Record<ExportFormat, string> = {
+  parquet: 'Parquet',
+  csv: 'CSVWithNames',
+  jsonl: 'JSONEachRow',
+}
+
+/** Where one file ends: the sorting key of its last row. */
+export interface Cursor {
+  createdAtMs: number
+  requestId: string
+}
+
+export interface ExportScope {
+  organizationId: string
+  from: Date
+  to: Date
+  filter: CompiledFilter
+}
+
+const KEY = '(request_created_at, request_id)'
+const TIME = "DateTime64(3, 'UTC')"
+
+/**
+ * The rows of the scope, deduplicated (FINAL): one organization, [from, to), the filter, and
+ * after the cursor when there is one. Every value is a query parameter; the SQL text varies only
+ * between these two closed forms and the compiled filter's placeholders.
+ */
+function where(scope: ExportScope, after: Cursor | null): { sql: string; params: Record<string, unknown> } {
+  return {
+    sql: `organization_id = {organization_id:UUID}
+      AND request_created_at >= {from:${TIME}} AND request_created_at < {to:${TIME}}
+      AND (${scope.filter.sql})
+      ${after ? `AND request_created_at >= {after_at:${TIME}} AND ${KEY} > ({after_at:${TIME}}, {after_id:UUID})` : ''}`,
+    params: {
+      ...scope.filter.params,
+      organization_id: scope.organizationId,
+      from: chTime(scope.from.getTime()),
+      to: chTime(scope.to.getTime()),
+      ...(after ? { after_at: chTime(after.createdAtMs), after_id: after.requestId } : {}),
+    },
+  }
+}
+
+const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
+
+const boundary = z.array(z.object({ rows: z.number().int(), at: z.number().int(), id: z.string() }))
+const counted = z.array(z.object({ rows: z.number().int() }))
+
+export function createExportQueries(
+  client: ClickHouseClient,
+  options: { timeoutMs: number; maxThreads: number },
+) {
+  const settings = {
+    ...READ_SETTINGS,
+    // WHERE and ORDER BY mean the columns, not the text aliases of the UUIDs in the select list.
+    prefer_column_name_to_alias: 1,
+    max_execution_time: Math.ceil(options.timeoutMs / 1000),
+    max_threads: options.maxThreads,
+    date_time_output_format: 'iso',
+    output_format_json_quote_64bit_integers: 0,
+    // Snappy: every Parquet reader takes it (zstd, ClickHouse's default, needs an extra codec in some).
+    output_format_parquet_compression_method: 'snappy',
+    // Row groups of bounded size: ClickHouse holds one in memory while it writes it.
+    output_format_parquet_row_group_size: '10000',
+    output_format_parquet_row_group_size_bytes: String(64 * 1024 * 1024),
+    // When the worker stops reading (shutdown, a lost lease), the server stops too.
+    cancel_http_readonly_queries_on_client_close: 1,
+  } as const
+
+  // Past max_execution_time, how long Tally still waits for ClickHouse's own answer.
+  const deadline = (signal: AbortSignal) =>
+    AbortSignal.any([signal, AbortSignal.timeout(options.timeoutMs + 5_000)])
+
+  const rows = async (query: string, params: Record<string, unknown>, signal: AbortSignal) => {
+    const rs = await client.query({
+      query,
+      query_params: params,
+      format: 'JSONEachRow',
+      clickhouse_settings: settings,
+      abort_signal: deadline(signal),
+    })
+    return rs.json()
+  }
+
+  return {
+    /**
+     * The next file's extent: how many rows follow the cursor, up to `limit`, and the sorting key
+     * of the last of them; null when none follow.
+     */
+    async nextPart(
+      scope: ExportScope,
+      after: Cursor | null,
+      limit: number,
+      signal: AbortSignal,
+    ): Promise<{ rows: number; last: Cursor } | null> {
+      const w = where(scope, after)
+      const [found] = boundary.parse(
+        await rows(
+          `SELECT count() AS rows, toUnixTimestamp64Milli(max(k).1) AS at, toString(max(k).2) AS id
+           FROM (SELECT ${KEY} AS k FROM ${REQUEST_TABLE} FINAL WHERE ${w.sql}
+                 ORDER BY request_created_at, request_id LIMIT {limit:UInt64})`,
+          { ...w.params, limit },
+          signal,
+        ),
+      )
+      if (!found || found.rows === 0) return null
+      return { rows: found.rows, last: { createdAtMs: found.at, requestId: found.id } }
+    },
+
+    /** The rows after `after` up to and including `last`, in key order, in the format's bytes. */
+    async streamPart(
+      scope: ExportScope,
+      after: Cursor | null,
+      last: Cursor,
+      format: ExportFormat,
+      signal: AbortSignal,
+    ): Promise<Readable> {
+      const w = where(scope, after)
+      const result = await client.exec({
+        query: `SELECT ${SELECT_LIST} FROM ${REQUEST_TABLE} FINAL
+                WHERE ${w.sql} AND ${KEY} <= ({last_at:${TIME}}, {last_id:UUID})
+                ORDER BY request_created_at, request_id
+                FORMAT ${CLICKHOUSE_FORMAT[format]}`,
+        query_params: { ...w.params, last_at: chTime(last.createdAtMs), last_id: last.requestId },
+        clickhouse_settings: settings,
+        // Covers reading the stream too: a file that does not arrive in time fails the attempt.
+        abort_signal: deadline(signal),
+      })
+      return result.stream
+    },
+
+    /** How many rows the scope holds now. */
+    async count(scope: ExportScope, signal: AbortSignal): Promise<number> {
+      const w = where(scope, null)
+      const [found] = counted.parse(
+        await rows(`SELECT count() AS rows FROM ${REQUEST_TABLE} FINAL WHERE ${w.sql}`, w.params, signal),
+      )
+      return found?.rows ?? 0
+    },
+  }
+}
+
+export type ExportQueries = ReturnType<typeof createExportQueries>

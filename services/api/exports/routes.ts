@@ -1,0 +1,194 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import type { Config } from '../../shared/config.ts'
+import { AppError, badRequest, notFound } from '../../shared/errors.ts'
+import { compileRequestFilter } from '../filters/compile.ts'
+import { principalOf } from '../http/auth.ts'
+import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import type { ExportRepo } from './repo.ts'
+import {
+  createExportBody,
+  createScheduleBody,
+  type ExportRecord,
+  exportRecord,
+  exportWithLinks,
+  idParams,
+  listQuery,
+  pageQuery,
+  schedule,
+} from './schemas.ts'
+import { exportPrefix, manifestKey } from './service.ts'
+import { periodStart } from './windows.ts'
+
+/** How far back a schedule may start (a backfill). */
+const MAX_BACKFILL_MS = 90 * 86_400_000
+
+const lookupErrors = { ...errorResponses, 404: errorEnvelope }
+
+const durationText = (ms: number) =>
+  ms % 86_400_000 === 0
+    ? `${ms / 86_400_000}d`
+    : ms % 3_600_000 === 0
+      ? `${ms / 3_600_000}h`
+      : ms % 60_000 === 0
+        ? `${ms / 60_000}m`
+        : `${ms / 1000}s`
+
+export function exportRoutes(deps: {
+  repo: ExportRepo
+  blobs: BlobStore
+  config: Config
+  /** Tells this process's worker that an export is due (others find it when they poll). */
+  wake: () => void
+}): FastifyPluginAsyncZod {
+  const { repo, blobs, config } = deps
+  const settleMs = config.TALLY_EXPORT_SETTLE_DELAY
+  const maxWindowMs = config.TALLY_EXPORT_MAX_WINDOW
+  const maxPending = config.TALLY_EXPORT_MAX_PENDING
+
+  const withLinks = async (row: ExportRecord): Promise<z.output<typeof exportWithLinks>> => {
+    if (row.status !== 'succeeded' || !row.manifest) return { ...row, download: null }
+    const ttl = config.TALLY_SIGNED_LINK_TTL
+    const expiresAt = new Date(Date.now() + ttl)
+    const prefix = exportPrefix(row.manifest.organization_id, row.id)
+    return {
+      ...row,
+      download: {
+        expires_at: expiresAt,
+        manifest_url: await blobs.signedUrl(manifestKey(row.manifest.organization_id, row.id), ttl),
+        files: await Promise.all(
+          row.manifest.files.map(async (f) => ({
+            name: f.name,
+            url: await blobs.signedUrl(`${prefix}/${f.name}`, ttl),
+          })),
+        ),
+      },
+    }
+  }
+
+  return async (app) => {
+    app.post('/v1/exports', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'createExport',
+        summary: "Export the organization's requests of a window to the object store",
+        description:
+          'Answers 201 at once with the export, queued; GET /v1/exports/{id} follows it to succeeded (with its manifest and links) or failed (with the reason). See docs/exports.md.',
+        body: createExportBody,
+        response: { 201: envelope(exportRecord), ...errorResponses, ...bodyErrorResponses },
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = principalOf(request)
+        const { from, to, filter, format } = request.body
+        if (to.getTime() <= from.getTime()) throw badRequest('body.to: must be after body.from')
+        if (to.getTime() - from.getTime() > maxWindowMs) {
+          throw badRequest(
+            `body.to: the window must be at most ${durationText(maxWindowMs)} long (TALLY_EXPORT_MAX_WINDOW)`,
+          )
+        }
+        if (to.getTime() > Date.now() - settleMs) {
+          throw badRequest(
+            `body.to: must be at least ${durationText(settleMs)} in the past (TALLY_EXPORT_SETTLE_DELAY), so that rows still being ingested are not left out`,
+          )
+        }
+        compileRequestFilter(filter, { path: 'body.filter' })
+        // Counted, then created: two requests at once may pass together, so the bound is loose by
+        // the requests in flight, which the rate limit bounds.
+        if ((await repo.pending(organizationId)) >= maxPending) {
+          throw new AppError(
+            429,
+            'too_many_exports',
+            `at most ${maxPending} exports of an organization may be queued or running at once (TALLY_EXPORT_MAX_PENDING); wait for some to finish`,
+          )
+        }
+        const created = await repo.create({ organizationId, from, to, filter, format })
+        deps.wake()
+        return reply.code(201).send(ok(created))
+      },
+    })
+
+    app.get('/v1/exports', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'listExports',
+        summary: "The organization's exports, newest first, with their manifests (no links)",
+        querystring: listQuery,
+        response: { 200: envelope(z.array(exportRecord)), ...errorResponses },
+      },
+      handler: async (request) => ok(await repo.list(principalOf(request).organizationId, request.query)),
+    })
+
+    app.post('/v1/exports/schedules', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'createExportSchedule',
+        summary: 'Export every hour or day of requests as it ends, without gaps',
+        body: createScheduleBody,
+        response: { 201: envelope(schedule), ...errorResponses, ...bodyErrorResponses },
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = principalOf(request)
+        const { period, format, filter } = request.body
+        const now = new Date()
+        const start = request.body.start ?? periodStart(period, now)
+        if (periodStart(period, start).getTime() !== start.getTime()) {
+          throw badRequest(
+            `body.start: must be the start of a ${period === 'hourly' ? 'UTC hour for an hourly' : 'UTC day for a daily'} schedule`,
+          )
+        }
+        if (start.getTime() > now.getTime()) throw badRequest('body.start: must not be in the future')
+        if (start.getTime() < now.getTime() - MAX_BACKFILL_MS) {
+          throw badRequest('body.start: must be within the last 90 days')
+        }
+        compileRequestFilter(filter, { path: 'body.filter' })
+        const created = await repo.createSchedule({ organizationId, period, format, filter, start })
+        deps.wake()
+        return reply.code(201).send(ok(created))
+      },
+    })
+
+    app.get('/v1/exports/schedules', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'listExportSchedules',
+        summary: "The organization's export schedules, oldest first",
+        querystring: pageQuery,
+        response: { 200: envelope(z.array(schedule)), ...errorResponses },
+      },
+      handler: async (request) =>
+        ok(await repo.listSchedules(principalOf(request).organizationId, request.query)),
+    })
+
+    app.delete('/v1/exports/schedules/:id', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'deleteExportSchedule',
+        summary: 'Stop a schedule: no further windows; its exports so far stay',
+        params: idParams,
+        response: { 200: envelope(z.null()), ...lookupErrors },
+      },
+      handler: async (request) => {
+        if (!(await repo.deleteSchedule(principalOf(request).organizationId, request.params.id))) {
+          throw notFound('Export schedule not found')
+        }
+        return ok(null)
+      },
+    })
+
+    app.get('/v1/exports/:id', {
+      schema: {
+        tags: ['exports'],
+        operationId: 'getExport',
+        summary: 'One export: its status, its manifest once succeeded, and signed links to its files',
+        params: idParams,
+        response: { 200: envelope(exportWithLinks), ...lookupErrors },
+      },
+      handler: async (request) => {
+        const row = await repo.get(principalOf(request).organizationId, request.params.id)
+        if (!row) throw notFound('Export not found')
+        return ok(await withLinks(row))
+      },
+    })
+  }
+}

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { z } from 'zod'
+import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import { compileRequestFilter } from '../filters/compile.ts'
+import { writePart } from './files.ts'
+import { type Cursor, EXPORT_COLUMNS, type ExportQueries, type ExportScope } from './query.ts'
+import type { ClaimedExport } from './repo.ts'
+import { type ExportFormat, type Manifest, manifest } from './schemas.ts'
+
+const EXTENSION: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv', jsonl: 'jsonl' }
+const CONTENT_TYPE: Record<ExportFormat, string> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/x-ndjson',
+}
+
+/** Every export file of an organization is under this prefix (deleted with the organization). */
+export const organizationExportsPrefix = (organizationId: string) => `exports/${organizationId}/`
+
+/** Where an export's files live: under its organization's prefix. */
+export const exportPrefix = (organizationId: string, exportId: string) =>
+  `${organizationExportsPrefix(organizationId)}${exportId}`
+
+export const manifestKey = (organizationId: string, exportId: string) =>
+  `${exportPrefix(organizationId, exportId)}/manifest.json`
+
+/** The window's rows changed while it was written: the attempt proves nothing and is retried. */
+export class CountMismatch extends Error {}
+
+/** Another worker holds the export now: this one writes nothing more. */
+export class LeaseLost extends Error {}
+
+/**
+ * Runs one attempt of an export: the window's rows in files of at most `partRows` rows, each
+ * streamed from ClickHouse to a local file and from there to the object store; then the window
+ * is counted again and must hold exactly the rows written, or the attempt fails (CountMismatch).
+ * The manifest is written last: an export without one has not succeeded.
+ *
+ * Files cover consecutive ranges of the sorting key (created_at, request_id): each starts after
+ * the last key of the one before, so no row is in two files and none falls between. Rows are only
+ * ever added or replaced under their key, so a file's range can only have gained rows since it
+ * was read; the final count equal to the rows written therefore says that no range gained any.
+ */
+export async function runExport(
+  deps: { queries: ExportQueries; blobs: BlobStore; partRows: number; stepTimeoutMs: number },
+  job: ClaimedExport,
+  signal: AbortSignal,
+  /** Renews the lease; false when another worker has the job now. Asked before every write. */
+  holdLease: () => Promise<boolean>,
+): Promise<Manifest> {
+  const stillHeld = async () => {
+    if (!(await holdLease())) throw new LeaseLost('the export was taken over by another worker')
+    signal.throwIfAborted()
+  }
+  const createdAt = new Date()
+  const scope: ExportScope = {
+    organizationId: job.organizationId,
+    from: job.from,
+    to: job.to,
+    // Checked when the export was created; compiled again from the stored tree.
+    filter: compileRequestFilter(job.filter, { path: 'filter' }),
+  }
+  const prefix = exportPrefix(job.organizationId, job.id)
+  const dir = await mkdtemp(join(tmpdir(), 'tally-export-'))
+  const files: Manifest['files'] = []
+  try {
+    let after: Cursor | null = null
+    for (;;) {
+      signal.throwIfAborted()
+      const part = await deps.queries.nextPart(scope, after, deps.partRows, signal)
+      if (!part) break
+      const name = `part-${String(files.length + 1).padStart(5, '0')}.${EXTENSION[job.format]}`
+      const path = join(dir, name)
+      const stream = await deps.queries.streamPart(scope, after, part.last, job.format, signal)
+      const written = await writePart(stream, path, job.format)
+      await stillHeld()
+      await deps.blobs.putFile(
+        `${prefix}/${name}`,
+        path,
+        CONTENT_TYPE[job.format],
+        AbortSignal.any([signal, AbortSignal.timeout(deps.stepTimeoutMs)]),
+      )
+      await rm(path, { force: true })
+      files.push({ name, ...written })
+      after = part.last
+    }
+    const totalRows = files.reduce((sum, f) => sum + f.rows, 0)
+    const countedRows = await deps.queries.count(scope, signal)
+    if (countedRows !== totalRows) {
+      throw new CountMismatch(
+        `the window's rows changed while it was exported: ${totalRows} rows written, ${countedRows} counted after`,
+      )
+    }
+    const done: Manifest = {
+      export_id: job.id,
+      organization_id: job.organizationId,
+      window: { from: job.from, to: job.to },
+      filter: job.filter,
+      format: job.format,
+      columns: EXPORT_COLUMNS,
+      files,
+      total_rows: totalRows,
+      counted_rows: countedRows,
+      created_at: createdAt,
+      finished_at: new Date(),
+    }
+    await stillHeld()
+    await deps.blobs.put(
+      manifestKey(job.organizationId, job.id),
+      Buffer.from(`${JSON.stringify(z.encode(manifest, done), null, 2)}\n`),
+      'application/json',
+    )
+    return done
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}

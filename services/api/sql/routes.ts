@@ -1,0 +1,139 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { AppError } from '../../shared/errors.ts'
+import { principalOf } from '../http/auth.ts'
+import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
+import type { QueryGate } from '../http/query-gate.ts'
+import type { SqlRunner } from './runner.ts'
+
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
+
+const sqlQueryBody = z
+  .strictObject({
+    sql: z
+      .string()
+      .trim()
+      // A trailing semicolon is how many tools end a statement; ClickHouse's HTTP interface takes one statement without.
+      .transform((text) => text.replace(/;+\s*$/, ''))
+      .pipe(
+        z.string().min(1, 'must be one SELECT statement').max(100_000, 'must be at most 100000 characters'),
+      ),
+    params: z
+      .record(z.string(), z.union([z.string().max(100_000), z.number(), z.boolean(), z.null()]))
+      .superRefine((params, ctx) => {
+        const names = Object.keys(params)
+        if (names.length > 100) ctx.addIssue({ code: 'custom', message: 'must hold at most 100 parameters' })
+        for (const name of names.filter((n) => !PARAM_NAME.test(n)))
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: 'must be a name of letters, digits and _ (at most 64), not starting with a digit',
+          })
+      })
+      .default({})
+      .describe("Values of the query's {name:Type} placeholders (ClickHouse query parameters)"),
+    format: z
+      .enum(['json', 'csv', 'parquet'])
+      .default('json')
+      .describe('json: rows in the envelope; csv (with a header row) and parquet: a file'),
+  })
+  .meta({ id: 'SqlQuery' })
+
+const sqlColumn = z.object({ name: z.string(), type: z.string().describe('ClickHouse type') })
+
+const sqlResult = z
+  .object({
+    columns: z.array(sqlColumn),
+    rows: z
+      .array(z.record(z.string(), z.unknown()))
+      .describe(
+        'One object per row, keyed by column. 64-bit integers are strings (no precision lost), times ISO 8601 UTC',
+      ),
+    row_count: z.number().int(),
+    statistics: z.object({
+      elapsed_ms: z.number(),
+      rows_read: z.number().int(),
+      bytes_read: z.number().int(),
+    }),
+  })
+  .meta({ id: 'SqlResult' })
+
+const sqlSchema = z
+  .object({
+    tables: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        columns: z.array(sqlColumn.extend({ description: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: 'SqlSchema' })
+
+/** Without a restricted ClickHouse user there is no safe way to run a caller's SQL: 503, saying what is missing. */
+const notSetUp = () =>
+  new AppError(
+    503,
+    'sql_not_configured',
+    'SQL is not set up on this Tally: its ClickHouse needs the restricted user of docs/data-teams.md, named by CLICKHOUSE_SQL_URL',
+  )
+
+export function sqlRoutes(runner: SqlRunner | undefined, gate: QueryGate): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post('/v1/sql/query', {
+      schema: {
+        tags: ['sql'],
+        operationId: 'querySql',
+        summary: "Run one SELECT over your organization's requests and sessions",
+        description:
+          "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
+          "Errors are 400 with ClickHouse's message; a query over a limit is 400 naming the limit. See docs/data-teams.md.",
+        body: sqlQueryBody,
+        response: {
+          200: {
+            description: 'The rows (json), or the file (csv, parquet)',
+            content: {
+              'application/json': { schema: envelope(sqlResult) },
+              'text/csv': { schema: z.string() },
+              'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
+            },
+          },
+          ...errorResponses,
+          ...bodyErrorResponses,
+        },
+      },
+      handler: async (request, reply) => {
+        if (!runner) throw notSetUp()
+        const { organizationId } = principalOf(request)
+        const { sql, params, format } = request.body
+        return gate.run(organizationId, async () => {
+          if (format === 'json') {
+            const answer = await runner.rows(organizationId, sql, params)
+            return ok({ ...answer, row_count: answer.rows.length })
+          }
+          const file = await runner.file(organizationId, sql, params, format)
+          return (
+            reply
+              .header('content-type', file.contentType)
+              .header('content-disposition', `attachment; filename="tally-sql.${file.extension}"`)
+              // fastify pipes the stream; the response schema documents the file it carries.
+              .send(file.stream as unknown as string)
+          )
+        })
+      },
+    })
+
+    app.get('/v1/sql/schema', {
+      schema: {
+        tags: ['sql'],
+        operationId: 'getSqlSchema',
+        summary: 'The tables and columns POST /v1/sql/query may read, with what they mean',
+        response: { 200: envelope(sqlSchema), ...errorResponses },
+      },
+      handler: async () => {
+        if (!runner) throw notSetUp()
+        return ok({ tables: await runner.schema() })
+      },
+    })
+  }
+}

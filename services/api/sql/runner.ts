@@ -1,0 +1,227 @@
+import type { Readable } from 'node:stream'
+import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
+import { Counter } from 'prom-client'
+import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
+import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
+import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
+import { AppError, badRequest } from '../../shared/errors.ts'
+
+/**
+ * Runs a caller's SQL as the restricted ClickHouse user (`tally_sql`), against the views of
+ * services/shared/clickhouse/sql-views.ts. What keeps an organization to its own rows is
+ * ClickHouse's: the user's grants (those views, nothing else), the views' filter on the
+ * `X-Tally-Organization` header Tally sets here, and readonly=1 set with Tally's limits on each
+ * request, so no SETTINGS in the query can loosen them. Tally itself only checks, with ClickHouse's
+ * own parser, that the text is one SELECT (no FORMAT of its own: Tally picks the format).
+ */
+
+type SqlFormat = 'json' | 'csv' | 'parquet'
+
+type SqlParams = Record<string, string | number | boolean | null>
+
+interface SqlColumn {
+  name: string
+  type: string
+}
+
+interface SqlRows {
+  columns: SqlColumn[]
+  rows: Record<string, unknown>[]
+  statistics: { elapsed_ms: number; rows_read: number; bytes_read: number }
+}
+
+interface SqlFile {
+  contentType: string
+  extension: string
+  stream: Readable
+}
+
+interface SqlTable {
+  name: string
+  description: string
+  columns: (SqlColumn & { description: string })[]
+}
+
+export interface SqlRunner {
+  rows(organizationId: string, sql: string, params: SqlParams): Promise<SqlRows>
+  file(
+    organizationId: string,
+    sql: string,
+    params: SqlParams,
+    format: Exclude<SqlFormat, 'json'>,
+  ): Promise<SqlFile>
+  schema(): Promise<SqlTable[]>
+}
+
+const FILE_FORMATS = {
+  csv: { clickhouse: 'CSVWithNames', contentType: 'text/csv; charset=utf-8', extension: 'csv' },
+  parquet: { clickhouse: 'Parquet', contentType: 'application/vnd.apache.parquet', extension: 'parquet' },
+} as const
+
+const queriesTotal = new Counter({
+  name: 'tally_sql_queries_total',
+  help: "Callers' SQL queries (POST /v1/sql/query) by outcome: ok, refused (4xx), failed",
+  labelNames: ['outcome'],
+})
+
+/** The lines EXPLAIN AST may answer: a 100 KB statement has far fewer AST nodes. */
+const EXPLAIN_MAX_LINES = 1_000_000
+
+/** The one root a statement may have: a SELECT, or SELECTs joined by UNION/WITH, and no FORMAT. */
+const ONE_SELECT = /^SelectWithUnionQuery \(children 1\)$/
+
+/** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as the caller reads it. */
+function callerMessage(err: ClickHouseError): string {
+  return err.message
+    .replace(/^Code: \d+\. DB::Exception: /, '')
+    .replace(/\s*\(version [^)]*\)\s*$/, '')
+    .trim()
+}
+
+/** Errors of the server rather than of the query: the caller should retry, not rewrite. */
+const SERVER_SIDE = new Set([
+  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
+  '209', // SOCKET_TIMEOUT
+  '210', // NETWORK_ERROR
+  '242', // TABLE_IS_READ_ONLY
+  '394', // QUERY_WAS_CANCELLED
+])
+
+async function text(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): SqlRunner {
+  function settings(extra: ClickHouseSettings = {}): ClickHouseSettings {
+    return {
+      ...(limits.settings as ClickHouseSettings),
+      ...READ_SETTINGS,
+      // When Tally stops waiting (the deadline, a client gone), the server stops working too.
+      cancel_http_readonly_queries_on_client_close: 1,
+      date_time_output_format: 'iso',
+      ...extra,
+      // With the settings above, in the same request: from here on the query can change none.
+      readonly: '1',
+    }
+  }
+
+  async function run<T>(
+    organizationId: string,
+    action: (options: { abort_signal: AbortSignal; http_headers: Record<string, string> }) => Promise<T>,
+  ): Promise<T> {
+    const deadline = AbortSignal.timeout(limits.deadlineMs)
+    try {
+      const result = await action({
+        abort_signal: deadline,
+        http_headers: { [SQL_ORGANIZATION_HEADER]: organizationId },
+      })
+      queriesTotal.inc({ outcome: 'ok' })
+      return result
+    } catch (err) {
+      const refused = toCallerError(err, deadline.aborted)
+      queriesTotal.inc({ outcome: refused ? 'refused' : 'failed' })
+      throw refused ?? err
+    }
+  }
+
+  function toCallerError(err: unknown, deadlinePassed: boolean): AppError | undefined {
+    if (err instanceof AppError) return err
+    const limit = limits.exceeded(deadlinePassed ? new DeadlinePassed() : err)
+    if (limit) return limit
+    if (err instanceof ClickHouseError) {
+      if (SERVER_SIDE.has(err.code))
+        return new AppError(
+          503,
+          'clickhouse_busy',
+          `ClickHouse could not run the query now: ${callerMessage(err)}; retry`,
+        )
+      return badRequest(`sql: ${callerMessage(err)}`)
+    }
+    return undefined
+  }
+
+  /** One SELECT, checked by ClickHouse's parser (EXPLAIN AST), never by a pattern on the text. */
+  async function checkStatement(sql: string, options: object): Promise<void> {
+    // exec sends the text as it is: query() would add a FORMAT clause, which EXPLAIN would read as the SELECT's.
+    const { stream } = await client.exec({
+      query: `EXPLAIN AST ${sql}`,
+      // A line per AST node: the answer's limits are for the caller's rows, not these.
+      clickhouse_settings: settings({
+        default_format: 'TabSeparatedRaw',
+        max_result_rows: String(EXPLAIN_MAX_LINES),
+        max_result_bytes: String(EXPLAIN_MAX_LINES * 1024),
+      }),
+      ...options,
+    })
+    const firstLine = (await text(stream)).split('\n', 1)[0] ?? ''
+    if (!ONE_SELECT.test(firstLine))
+      throw badRequest(
+        'sql: must be one SELECT statement (WITH, UNION and subqueries allowed), without FORMAT or INTO OUTFILE: ' +
+          `ClickHouse reads it as ${firstLine.split(' ')[0] || 'nothing'}${firstLine.includes('children 2') ? ' with a FORMAT or INTO OUTFILE clause' : ''}`,
+      )
+  }
+
+  return {
+    rows: (organizationId, sql, params) =>
+      run(organizationId, async (options) => {
+        await checkStatement(sql, { ...options, query_params: params })
+        const started = performance.now()
+        const rs = await client.query({
+          query: sql,
+          query_params: params,
+          format: 'JSONCompact',
+          clickhouse_settings: settings({ output_format_json_quote_64bit_integers: 1 }),
+          ...options,
+        })
+        const answer = await rs.json<unknown[]>()
+        const columns = (answer.meta ?? []).map(({ name, type }) => ({ name, type }))
+        return {
+          columns,
+          rows: answer.data.map((values) => Object.fromEntries(columns.map((c, i) => [c.name, values[i]]))),
+          statistics: {
+            elapsed_ms: Math.round(
+              answer.statistics ? answer.statistics.elapsed * 1000 : performance.now() - started,
+            ),
+            rows_read: answer.statistics?.rows_read ?? 0,
+            bytes_read: answer.statistics?.bytes_read ?? 0,
+          },
+        }
+      }),
+
+    file: (organizationId, sql, params, format) =>
+      run(organizationId, async (options) => {
+        await checkStatement(sql, { ...options, query_params: params })
+        const f = FILE_FORMATS[format]
+        const { stream } = await client.exec({
+          query: `${sql}\nFORMAT ${f.clickhouse}`,
+          query_params: params,
+          // The whole answer before the first byte: an error is a status, not a cut-off file.
+          clickhouse_settings: settings({ wait_end_of_query: 1 }),
+          ...options,
+        })
+        return { contentType: f.contentType, extension: f.extension, stream }
+      }),
+
+    async schema() {
+      const rs = await client.query({
+        query:
+          'SELECT table, name, type FROM system.columns WHERE database = currentDatabase() ORDER BY table, position',
+        format: 'JSONEachRow',
+        clickhouse_settings: settings(),
+      })
+      const found = await rs.json<{ table: string; name: string; type: string }>()
+      return SQL_VIEWS.map((view) => ({
+        name: view.name,
+        description: view.description,
+        columns: view.columns.map(({ name, description }) => {
+          const type = found.find((c) => c.table === view.name && c.name === name)?.type
+          if (type === undefined)
+            throw new Error(`SQL view ${view.name} has no column ${name}: is it up to date?`)
+          return { name, type, description }
+        }),
+      }))
+    },
+  }
+}

@@ -1,0 +1,138 @@
+import type { ClickHouseClient } from '@clickhouse/client'
+import { REQUEST_COLUMNS, REQUEST_TABLE } from './request-table.ts'
+
+/**
+ * What `POST /v1/sql/query` reads: views in a database of their own (`sql_<database>`), each
+ * showing one organization's rows, deduplicated (FINAL), to the restricted ClickHouse user that
+ * runs callers' SQL. The organization is the `X-Tally-Organization` header of the HTTP request
+ * that runs the query (`getClientHTTPHeader`): Tally sets it from the caller's API key, and no SQL
+ * text can change a header. The views run with their definer's rights (Tally's own user), so the
+ * restricted user needs, and has, SELECT on these views only; see docs/data-teams.md.
+ */
+
+/** The header the views read the organization from. */
+export const SQL_ORGANIZATION_HEADER = 'X-Tally-Organization'
+
+/** The database of the views: the restricted user may read `sql_*` databases and nothing else. */
+export const sqlViewsDatabase = (database: string) => `sql_${database}`
+
+const ORGANIZATION = `organization_id = toUUIDOrZero(getClientHTTPHeader('${SQL_ORGANIZATION_HEADER}'))`
+
+interface ViewColumn {
+  name: string
+  description: string
+}
+
+export interface SqlView {
+  name: string
+  description: string
+  columns: readonly ViewColumn[]
+  /** The SELECT over Tally's database `db`, filtered to the header's organization. */
+  select(db: string): string
+}
+
+/** What each column of request_response_rmt means; schemas/clickhouse/README.md says the same. */
+const REQUEST_COLUMN_DESCRIPTIONS: Record<string, string> = {
+  request_id: "The request's id.",
+  request_created_at: 'When the model request was sent (UTC, milliseconds).',
+  response_created_at: 'When the response ended (UTC, milliseconds).',
+  latency: 'Milliseconds from request to end of response.',
+  time_to_first_token: 'Milliseconds to the first streamed token; NULL when unknown.',
+  provider: 'Lower-case provider: openai, anthropic, google, … or custom.',
+  model: 'The model as requested.',
+  status: "HTTP status of the model's response (-3: a cancelled stream).",
+  target_url: 'The URL the model request went to, when known.',
+  prompt_tokens: 'Input tokens (cache reads and writes included).',
+  completion_tokens: 'Output tokens.',
+  total_tokens: 'Tokens in all.',
+  cost: 'Cost in USD: as logged, else from the price table (0 for unknown models).',
+  cached: 'The response came from a cache.',
+  user_id: "The caller's end-user id; '' when none.",
+  session_id: "The session's id; '' when none.",
+  session_name: "The session's name; '' when none.",
+  session_path: "The request's path in its session, e.g. /plan/step-1; '' when none.",
+  properties: 'Custom properties, name → value.',
+  prompt_id: 'The managed prompt the request used, when any.',
+  prompt_version: 'The managed prompt version the request used, when any.',
+  request_body: 'The model request as sent: JSON text.',
+  response_body: 'The model response: JSON text, or the raw stream text.',
+  ingested_at: 'When Tally stored this row.',
+}
+
+/** Every column but the organization, which is always the caller's own. */
+const requestColumns = REQUEST_COLUMNS.filter((c) => c.name !== 'organization_id').map((c) => c.name)
+
+const requests: SqlView = {
+  name: 'requests',
+  description: "Your organization's requests, one row each (deduplicated: no FINAL needed).",
+  columns: requestColumns.map((name) => ({
+    name,
+    description: REQUEST_COLUMN_DESCRIPTIONS[name] ?? '',
+  })),
+  select: (db) =>
+    `SELECT ${requestColumns.join(', ')} FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION}`,
+}
+
+const SESSION_COLUMNS: readonly (ViewColumn & { expression: string })[] = [
+  { name: 'session_id', expression: 'session_id', description: "The session's id." },
+  {
+    name: 'session_name',
+    expression: 'argMax(session_name, request_created_at)',
+    description: 'The name its latest request gave it.',
+  },
+  {
+    name: 'first_request_at',
+    expression: 'min(request_created_at)',
+    description: 'When its first request was sent.',
+  },
+  {
+    name: 'last_request_at',
+    expression: 'max(request_created_at)',
+    description: 'When its last request was sent.',
+  },
+  { name: 'requests', expression: 'count()', description: 'Requests in it.' },
+  { name: 'prompt_tokens', expression: 'sum(prompt_tokens)', description: 'Input tokens in all.' },
+  { name: 'completion_tokens', expression: 'sum(completion_tokens)', description: 'Output tokens in all.' },
+  { name: 'total_tokens', expression: 'sum(total_tokens)', description: 'Tokens in all.' },
+  { name: 'cost', expression: 'sum(cost)', description: 'Cost in USD in all.' },
+  {
+    name: 'errors',
+    expression: 'countIf(status < 200 OR status >= 300)',
+    description: 'Requests whose status was not 2xx.',
+  },
+  { name: 'models', expression: 'groupUniqArray(model)', description: 'The models it used.' },
+  {
+    name: 'user_ids',
+    expression: "groupUniqArrayIf(user_id, user_id != '')",
+    description: 'The end users it served.',
+  },
+]
+
+const sessions: SqlView = {
+  name: 'sessions',
+  description: "Your organization's sessions (requests with a session id), one row each, with their totals.",
+  columns: SESSION_COLUMNS,
+  select: (db) =>
+    `SELECT ${SESSION_COLUMNS.map((c) => `${c.expression} AS ${c.name}`).join(', ')} ` +
+    `FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION} AND session_id != '' GROUP BY session_id`,
+}
+
+export const SQL_VIEWS: readonly SqlView[] = [requests, sessions]
+
+/**
+ * Creates (or replaces, so a new column shows) the views. Run by Tally's own user at every start,
+ * after the migrations: the definer must be the user that owns the tables.
+ */
+export async function ensureSqlViews(client: ClickHouseClient, database: string): Promise<void> {
+  const views = sqlViewsDatabase(database)
+  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${views}` })
+  for (const view of SQL_VIEWS) {
+    await client.command({
+      query:
+        `CREATE OR REPLACE VIEW ${views}.${view.name} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
+        `AS ${view.select(database)}`,
+      // The definition calls getClientHTTPHeader, which ClickHouse checks when it creates the view.
+      clickhouse_settings: { allow_get_client_http_header: 1 },
+    })
+  }
+}

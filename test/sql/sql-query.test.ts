@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { Readable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { callApi } from '../support/api.ts'
+import type { TestOrg, TestTally } from '../support/harness.ts'
+import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
+
+describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
+  let tally: TestTally
+  let a: TestOrg
+  let b: TestOrg
+  beforeAll(async () => {
+    ;({ tally, a, b } = await startWithTwoOrganizations())
+  })
+  afterAll(() => tally?.close())
+
+  it('answers rows with column names and types, from the caller’s requests only', async () => {
+    const res = await sqlQuery(tally, a, {
+      sql: 'SELECT model, count() AS n, sum(cost) AS usd FROM requests GROUP BY model ORDER BY model',
+    })
+    expect(res.status).toBe(200)
+    expect(res.data.columns).toEqual([
+      { name: 'model', type: 'LowCardinality(String)' },
+      { name: 'n', type: 'UInt64' },
+      { name: 'usd', type: 'Float64' },
+    ])
+    // 64-bit integers are strings: nothing above 2^53 loses digits.
+    expect(res.data.rows).toEqual([
+      { model: 'claude-sonnet-4', n: '1', usd: 1 },
+      { model: 'gpt-4o-mini', n: '2', usd: 0.75 },
+    ])
+    expect(res.data.row_count).toBe(2)
+    expect(res.data.statistics.rows_read).toBeGreaterThan(0)
+  })
+
+  it('reads sessions with their totals, deduplicated: a re-sent request counts once', async () => {
+    // The same request id logged twice: the table holds two versions until a merge; the views read FINAL.
+    const id = randomUUID()
+    const again = {
+      request_id: id,
+      model: 'gpt-4o-mini',
+      session_id: 's-dup',
+      created_at: '2026-11-03T00:00:00.000Z',
+      latency_ms: 10,
+      cost_usd: 2,
+    }
+    for (let i = 0; i < 2; i++) {
+      const logged = await callApi(tally.app, 'POST', '/v1/request/log', { as: a, body: again })
+      expect(logged.status).toBe(201)
+    }
+    const res = await sqlQuery(tally, a, {
+      sql: 'SELECT session_id, requests, cost, models FROM sessions ORDER BY session_id',
+    })
+    expect(res.status).toBe(200)
+    expect(res.data.rows).toEqual([
+      { session_id: 's-1', requests: '2', cost: 0.75, models: ['gpt-4o-mini'] },
+      { session_id: 's-2', requests: '1', cost: 1, models: ['claude-sonnet-4'] },
+      { session_id: 's-dup', requests: '1', cost: 2, models: ['gpt-4o-mini'] },
+    ])
+  })
+
+  it('takes query parameters ({name:Type}) and WITH, UNION, subqueries and a trailing semicolon', async () => {
+    const res = await sqlQuery(tally, a, {
+      sql: `WITH per_session AS (SELECT session_id, count() AS n FROM requests WHERE model = {model:String} GROUP BY session_id)
+            SELECT session_id, n FROM per_session
+            UNION ALL SELECT 'total', toUInt64(count()) FROM requests WHERE request_created_at < {before:DateTime64(3)};`,
+      params: { model: 'gpt-4o-mini', before: '2026-11-02 00:00:00' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.data.rows).toEqual(
+      expect.arrayContaining([
+        { session_id: 's-1', n: '2' },
+        { session_id: 's-dup', n: '1' },
+        { session_id: 'total', n: '2' },
+      ]),
+    )
+    // A parameter is a value, never SQL: quotes in it match nothing.
+    const injected = await sqlQuery(tally, a, {
+      sql: 'SELECT count() AS n FROM requests WHERE model = {model:String}',
+      params: { model: "x' OR 1=1 --" },
+    })
+    expect(injected.data.rows).toEqual([{ n: '0' }])
+  })
+
+  it('streams CSV with a header row', async () => {
+    const res = await tally.app.inject({
+      method: 'POST',
+      url: '/v1/sql/query',
+      headers: a.headers,
+      payload: {
+        sql: 'SELECT model, prompt_tokens FROM requests WHERE session_id = {s:String} ORDER BY request_created_at',
+        params: { s: 's-1' },
+        format: 'csv',
+      },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8')
+    expect(res.headers['content-disposition']).toBe('attachment; filename="tally-sql.csv"')
+    expect(res.body).toBe('"model","prompt_tokens"\n"gpt-4o-mini",100\n"gpt-4o-mini",200\n')
+  })
+
+  it('streams Parquet that ClickHouse reads back as the same rows', async () => {
+    const sql =
+      'SELECT request_id, model, prompt_tokens, cost FROM requests ORDER BY request_created_at, request_id'
+    const res = await tally.app.inject({
+      method: 'POST',
+      url: '/v1/sql/query',
+      headers: a.headers,
+      payload: { sql, format: 'parquet' },
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('application/vnd.apache.parquet')
+    const file = res.rawPayload
+    expect(file.subarray(0, 4).toString()).toBe('PAR1')
+
+    // Read back by ClickHouse's own Parquet reader, into a table of this test's database.
+    const table = `parquet_check_${randomUUID().replaceAll('-', '')}`
+    await tally.clickhouse.command({
+      query: `CREATE TABLE ${table} (request_id UUID, model String, prompt_tokens UInt32, cost Float64) ENGINE = Memory`,
+    })
+    await tally.clickhouse.insert({
+      table,
+      values: Readable.from([file], { objectMode: false }),
+      format: 'Parquet',
+    })
+    const back = await tally.clickhouse.query({ query: `SELECT * FROM ${table}`, format: 'JSONEachRow' })
+    const json = await sqlQuery(tally, a, { sql })
+    expect(await back.json()).toEqual(
+      json.data.rows.map((r: Record<string, unknown>) => ({ ...r, prompt_tokens: Number(r.prompt_tokens) })),
+    )
+    expect(json.data.rows).toHaveLength(4)
+  })
+
+  it('describes the views it may read, with ClickHouse types and what each column means', async () => {
+    const res = await callApi(tally.app, 'GET', '/v1/sql/schema', { as: a })
+    expect(res.status).toBe(200)
+    const byName = Object.fromEntries(res.data.tables.map((t: { name: string }) => [t.name, t]))
+    expect(Object.keys(byName)).toEqual(['requests', 'sessions'])
+    expect(byName.requests.columns).toContainEqual({
+      name: 'cost',
+      type: 'Float64',
+      description: expect.stringContaining('USD'),
+    })
+    expect(byName.requests.columns.map((c: { name: string }) => c.name)).not.toContain('organization_id')
+    for (const table of res.data.tables)
+      for (const column of table.columns)
+        expect(column.description, `${table.name}.${column.name}`).not.toBe('')
+  })
+
+  it('answers 400 with ClickHouse’s message for a bad query, and for anything but one SELECT', async () => {
+    const bad = await sqlQuery(tally, a, { sql: 'SELECT nope FROM requests' })
+    expect(bad.status).toBe(400)
+    expect(bad.error).toMatch(/^sql: Unknown expression identifier `nope`/)
+    expect(bad.error).not.toMatch(/version|Code: \d+/)
+
+    const syntax = await sqlQuery(tally, a, { sql: 'SELEC 1' })
+    expect(syntax.status).toBe(400)
+    expect(syntax.error).toMatch(/^sql: Syntax error/)
+
+    for (const sql of ['SHOW TABLES', 'DESCRIBE TABLE requests', 'EXPLAIN SELECT 1', 'SELECT 1 FORMAT TSV']) {
+      const res = await sqlQuery(tally, a, { sql })
+      expect(res.status, sql).toBe(400)
+      expect(res.error, sql).toMatch(/^sql: must be one SELECT statement/)
+    }
+  })
+
+  it('refuses a bad body: empty SQL, unknown keys, bad formats and parameter names, NUL', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ sql: '   ' }, /^body\.sql: must be one SELECT statement/],
+      [{ sql: ';' }, /^body\.sql: must be one SELECT statement/],
+      [{ sql: 'SELECT 1', fromat: 'csv' }, /^body: Unrecognized key: "fromat"/],
+      [{ sql: 'SELECT 1', format: 'xlsx' }, /^body\.format: /],
+      [{ sql: 'SELECT 1', params: { 'a-b': 1 } }, /^body\.params\.a-b: must be a name of letters/],
+      [{ sql: 'SELECT 1', params: { a: { nested: true } } }, /^body\.params\.a: /],
+      [{ sql: 'SELECT 1\u0000' }, /^body\.sql: must not contain NUL/],
+      [{ sql: 'x'.repeat(100_001) }, /^body\.sql: must be at most 100000/],
+    ]
+    for (const [body, error] of cases) {
+      const res = await sqlQuery(tally, a, body)
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400)
+      expect(res.error).toMatch(error)
+    }
+  })
+
+  it('runs every example query of docs/data-teams.md', async () => {
+    const doc = readFileSync(new URL('../../docs/data-teams.md', import.meta.url), 'utf8')
+    const examples = [...doc.matchAll(/```sql\n([\s\S]*?)```/g)]
+      .map((m) => m[1] as string)
+      .filter((sql) => !sql.includes('CREATE'))
+    expect(examples.length).toBeGreaterThanOrEqual(4)
+    for (const sql of examples) {
+      const res = await sqlQuery(tally, a, { sql })
+      expect(res.status, `${sql}\n${res.error}`).toBe(200)
+    }
+  })
+
+  it('needs an API key', async () => {
+    const res = await callApi(tally.app, 'POST', '/v1/sql/query', { body: { sql: 'SELECT 1' } })
+    expect(res.status).toBe(401)
+    const schema = await callApi(tally.app, 'GET', '/v1/sql/schema')
+    expect(schema.status).toBe(401)
+  })
+
+  it('the second organization sees only its own rows through the same views', async () => {
+    const res = await sqlQuery(tally, b, {
+      sql: 'SELECT model, user_id, count() AS n FROM requests GROUP BY ALL',
+    })
+    expect(res.data.rows).toEqual([{ model: SECRET.model, user_id: SECRET.user, n: '2' }])
+  })
+})
+
+describe('SQL limits', () => {
+  let tally: TestTally
+  let a: TestOrg
+  beforeAll(async () => {
+    ;({ tally, a } = await startWithTwoOrganizations({
+      env: { TALLY_SQL_MAX_ROWS_TO_READ: '2', TALLY_SQL_MAX_RESULT_ROWS: '1' },
+    }))
+  })
+  afterAll(() => tally?.close())
+
+  it('a query reading more rows than allowed is a 400 naming the limit', async () => {
+    const res = await sqlQuery(tally, a, { sql: 'SELECT count() FROM requests' })
+    expect(res.status).toBe(400)
+    expect(res.error).toBe(
+      'query exceeded max_rows_to_read (2 rows): narrow the query with a WHERE on request_created_at or another column',
+    )
+  })
+
+  it('an answer of more rows than allowed is a 400 naming the limit', async () => {
+    const res = await sqlQuery(tally, a, { sql: 'SELECT number FROM numbers(2)' })
+    expect(res.status).toBe(400)
+    expect(res.error).toMatch(/^query exceeded max_result_rows \(1 rows\) or max_result_bytes/)
+  })
+
+  it('the query cannot lift a limit with its own SETTINGS', async () => {
+    const res = await sqlQuery(tally, a, {
+      sql: 'SELECT count() FROM requests SETTINGS max_rows_to_read = 1000',
+    })
+    expect(res.status).toBe(400)
+    expect(res.error).toMatch(/^sql: Cannot modify 'max_rows_to_read' setting in readonly mode/)
+  })
+})
