@@ -106,7 +106,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(cors, {
       origin: deps.config.TALLY_CORS_ORIGINS,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      // X-Tally-Api-Key and Content-Encoding: what a browser's OTLP exporter sends to /v1/traces.
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-Request-Id',
+        'X-Tally-Api-Key',
+        'Content-Encoding',
+      ],
       exposedHeaders: [
         'RateLimit-Limit',
         'RateLimit-Remaining',
