@@ -317,6 +317,9 @@ function template(organizationId: string): RequestEvent {
     properties: { env: 'bench', team: 'search' },
     prompt_id: '',
     prompt_version_id: '',
+    trace_id: '',
+    span_id: '',
+    parent_span_id: '',
     request_body: JSON.stringify({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'Summarise the last three tickets in two sentences.' }],

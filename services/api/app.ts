@@ -29,8 +29,10 @@ import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
 import { recordHttpMetrics } from './metrics/http.ts'
 import { metricsRoutes } from './metrics/routes.ts'
+import { otlpRoutes } from './otlp/routes.ts'
 import { promptRoutes } from './prompts/routes.ts'
-import { requestRoutes } from './requests/routes.ts'
+import { requestRoutes, requestServices } from './requests/routes.ts'
+import { createSessionDetailRepo } from './sessions/detail.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { sqlRoutes } from './sql/routes.ts'
@@ -104,7 +106,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(cors, {
       origin: deps.config.TALLY_CORS_ORIGINS,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      // X-Tally-Api-Key and Content-Encoding: what a browser's OTLP exporter sends to /v1/traces.
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-Request-Id',
+        'X-Tally-Api-Key',
+        'Content-Encoding',
+      ],
       exposedHeaders: [
         'RateLimit-Limit',
         'RateLimit-Remaining',
@@ -160,8 +169,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     api.addHook('onRequest', auth.hook)
     api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
     await api.register(apiKeyRoutes(keys, auth.forget))
-    await api.register(requestRoutes({ ...deps, limits, gate }))
-    await api.register(sessionRoutes(createSessionRepo(deps.clickhouse, limits), gate))
+    const requests = requestServices({ ...deps, limits })
+    await api.register(requestRoutes({ ...requests, config: deps.config, gate }))
+    await api.register(
+      otlpRoutes({
+        intake: requests.intake,
+        maxBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
+        maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+      }),
+    )
+    await api.register(
+      sessionRoutes(
+        createSessionRepo(deps.clickhouse, limits),
+        gate,
+        createSessionDetailRepo(deps.clickhouse, limits),
+      ),
+    )
     await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))

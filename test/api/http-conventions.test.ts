@@ -74,6 +74,7 @@ describe('CORS (TALLY_CORS_ORIGINS)', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP)
     expect(String(res.headers['access-control-allow-headers'])).toMatch(/Authorization/)
     expect(String(res.headers['access-control-allow-headers'])).toMatch(/Content-Type/)
+    expect(String(res.headers['access-control-allow-headers'])).toMatch(/X-Tally-Api-Key/)
     expect(String(res.headers['access-control-allow-methods'])).toMatch(/POST/)
   })
 

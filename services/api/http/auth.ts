@@ -12,6 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null
   }
+  interface FastifyContextConfig {
+    /** The route also takes the key as `X-Tally-Api-Key: <key>` (OTLP exporters set headers, not schemes). */
+    apiKeyHeader?: boolean
+  }
 }
 
 const unauthorized = () =>
@@ -72,11 +76,19 @@ export async function createAuthenticator(
     forget: principals.forget,
     async hook(request: FastifyRequest, reply: FastifyReply) {
       failures.check(request.ip, reply)
-      request.principal = await authenticate(request.headers.authorization)
+      request.principal = await authenticate(authorizationOf(request))
       if (!request.principal) throw (await failures.failed(request.ip, reply)) ?? unauthorized()
     },
     close: principals.close,
   }
+}
+
+/** The Authorization header, or on routes that allow it, X-Tally-Api-Key as a bearer token. */
+function authorizationOf(request: FastifyRequest): string | undefined {
+  const given = request.headers.authorization
+  if (given !== undefined || !request.routeOptions.config?.apiKeyHeader) return given
+  const key = request.headers['x-tally-api-key']
+  return typeof key === 'string' ? `Bearer ${key.trim()}` : undefined
 }
 
 /** The caller's identity inside an authenticated route. */

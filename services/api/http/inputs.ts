@@ -18,7 +18,7 @@ function textProblem(text: string): string | undefined {
 }
 
 /** The first value in `value` that breaks the rules, as "path: rule"; undefined when all hold. */
-function inputProblem(value: unknown, root: string): string | undefined {
+export function inputProblem(value: unknown, root: string): string | undefined {
   const found = problemIn(value, 0)
   return found && `${[root, ...found.path].join('.')}: ${found.rule}`
 }

@@ -26,6 +26,23 @@ const transform: SwaggerTransform = (input) => {
   return jsonSchemaTransform(documented ? { ...input, schema: { ...input.schema, body: documented } } : input)
 }
 
+/**
+ * For a route whose body fastify hands over as raw bytes (no zod body schema validates it): the
+ * document shows `body` as its request body, and `ok` as its 200 answer, by media type.
+ */
+export function rawBodyDocumented(
+  body: Record<string, { schema: object }>,
+  ok: { description: string; content: Record<string, { schema: object }> },
+): SwaggerTransform {
+  return (input) => {
+    // The route's own 200 schema types its handler; the document shows `ok` instead.
+    const { 200: _typed, ...others } = (input.schema.response ?? {}) as Record<string, unknown>
+    const { schema, url } = transform({ ...input, schema: { ...input.schema, response: others } })
+    const response = (schema.response ?? {}) as Record<string, unknown>
+    return { url, schema: { ...schema, body: { content: body }, response: { ...response, 200: ok } } }
+  }
+}
+
 /** For a route ending in fastify's catch-all `*`: the document names that parameter `name`. */
 export function wildcardNamed(name: string): SwaggerTransform {
   return (input) => {

@@ -92,7 +92,7 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
  * Helicone-X and Tally-X headers from the raw header list (which keeps the caller's spelling
  * of property names), the Tally one winning. Keys are lower-cased except property names.
  */
-function metadata(rawHeaders: string[]) {
+export function metadata(rawHeaders: string[]) {
   // Own keys only: a property named toString or __proto__ is a property like any other.
   const out: Record<string, string> = Object.create(null)
   const properties: Record<string, string> = Object.create(null)

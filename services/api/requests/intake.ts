@@ -32,6 +32,12 @@ const tokens = z
   .min(0, 'must be at least 0')
   .max(INT32_MAX, `must be at most ${INT32_MAX}`)
 
+const spanId = z
+  .string()
+  .regex(/^[0-9a-f]{16}$/i, 'must be 16 hexadecimal digits (a W3C span id)')
+  .refine((id) => !/^0+$/.test(id), 'must not be all zeros')
+  .overwrite((id) => id.toLowerCase())
+
 /** One model request as a caller logs it (POST /v1/request/log). */
 export const intakeEvent = z.strictObject({
   request_id: uuidInput
@@ -75,6 +81,15 @@ export const intakeEvent = z.strictObject({
     .optional()
     .describe(`USD, at most ${MAX_COST_USD} (sums stay finite); default: from schemas/prices/models.json`),
   cached: z.boolean().default(false),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/i, 'must be 32 hexadecimal digits (a W3C trace id)')
+    .refine((id) => !/^0+$/.test(id), 'must not be all zeros')
+    .overwrite((id) => id.toLowerCase())
+    .optional()
+    .describe('OpenTelemetry trace id of the model call'),
+  span_id: spanId.optional().describe("OpenTelemetry span id of the model call: the session tree's node"),
+  parent_span_id: spanId.optional().describe("The parent span's id: the session tree's edge"),
 })
 
 export type IntakeEvent = z.infer<typeof intakeEvent>
@@ -237,5 +252,8 @@ export function toRequestEvent(
     prompt_version_id: input.prompt_version_id ?? '',
     request_body: bodyText(input.request),
     response_body: bodyText(input.response),
+    trace_id: input.trace_id ?? '',
+    span_id: input.span_id ?? '',
+    parent_span_id: input.parent_span_id ?? '',
   }
 }

@@ -37,18 +37,24 @@ interface RequestRouteDeps {
   maxBytes: number
 }
 
-/** Intake (Tally's and Helicone's), request query and GET, and the model price list. */
-export function requestRoutes(deps: {
-  config: Config
+/** The request repository, the price table and the intake every intake route shares. */
+export function requestServices(deps: {
   log: Logger
   clickhouse: ClickHouseClient
   limits: QueryLimits
-  gate: QueryGate
   publisher: EventPublisher
-}): FastifyPluginAsyncZod {
+}) {
   const repo = createRequestRepo(deps.clickhouse, deps.limits)
   const prices = loadPriceTable()
   const intake = createIntake({ repo, publisher: deps.publisher, prices, log: deps.log })
+  return { repo, prices, intake }
+}
+
+/** Intake (Tally's and Helicone's), request query and GET, and the model price list. */
+export function requestRoutes(
+  deps: { config: Config; gate: QueryGate } & ReturnType<typeof requestServices>,
+): FastifyPluginAsyncZod {
+  const { repo, prices, intake } = deps
   const maxBytes = deps.config.TALLY_INTAKE_MAX_BYTES
   return async (app) => {
     await app.register(

@@ -1,13 +1,26 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { AppError, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import {
+  bodyErrorResponses,
+  envelope,
+  errorEnvelope,
+  isoTimestamp,
+  ok,
+  queryErrorResponses,
+} from '../http/envelope.ts'
 import { documentedAs } from '../http/openapi.ts'
 import type { QueryGate } from '../http/query-gate.ts'
+import { buildTree, SESSION_DETAIL_LIMIT, type SessionDetailRepo, type TreeNode } from './detail.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 import { atCallerOffset } from './time.ts'
+
+// ClickHouse answers DateTime64 as UTC text, with or without a zone.
+const utcDate = (text: string) =>
+  new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`)
 
 const MIN_MS = Date.UTC(1900, 0, 1)
 const MAX_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
@@ -139,8 +152,108 @@ function toSession(row: SessionRow, timezoneDifference: number): z.infer<typeof 
   }
 }
 
-export function sessionRoutes(repo: SessionRepo, gate: QueryGate): FastifyPluginAsyncZod {
+const sessionRequest = z
+  .object({
+    request_id: z.uuid(),
+    parent_request_id: z
+      .uuid()
+      .nullable()
+      .describe(
+        'The request of the parent span (same trace), else of the nearest session_path prefix; null for a root',
+      ),
+    depth: z.number().int().describe('0 for a root'),
+    created_at: isoTimestamp,
+    completed_at: isoTimestamp,
+    latency_ms: z.number().int(),
+    provider: z.string(),
+    model: z.string(),
+    status: z.number().int(),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    cost_usd: z.number(),
+    user_id: z.string(),
+    session_path: z.string(),
+    trace_id: z.string(),
+    span_id: z.string(),
+    parent_span_id: z.string(),
+  })
+  .meta({ id: 'SessionRequest' })
+
+const sessionDetail = z
+  .object({
+    session_id: z.string(),
+    session_name: z.string().describe("The latest request's session name"),
+    total_requests: z.number().int(),
+    total_cost: z.number().describe('USD'),
+    total_tokens: z.number().int(),
+    truncated: z
+      .boolean()
+      .describe(`More than ${SESSION_DETAIL_LIMIT} requests: only the first ones are listed`),
+    requests: z.array(sessionRequest).describe('In time order; each after its parent'),
+  })
+  .meta({ id: 'SessionDetail' })
+
+const POST_ONLY = new Set(['query', 'count'])
+
+const sessionIdParams = z.object({
+  id: z.string().min(1, 'must not be empty').describe('The session id (at most 100 characters in a path)'),
+})
+
+export function sessionRoutes(
+  repo: SessionRepo,
+  gate: QueryGate,
+  detail: SessionDetailRepo,
+): FastifyPluginAsyncZod {
   return async (app) => {
+    app.get('/v1/session/:id', {
+      schema: {
+        tags: ['sessions'],
+        operationId: 'getSession',
+        summary: "One session's requests in time order, with their tree, tokens, cost and latency",
+        params: sessionIdParams,
+        response: {
+          200: envelope(sessionDetail),
+          ...queryErrorResponses,
+          404: errorEnvelope,
+          405: errorEnvelope,
+        },
+      },
+      handler: async (request, reply) => {
+        const { organizationId } = principalOf(request)
+        // /v1/session/query and /count exist for POST only: a GET of them is a wrong method.
+        if (POST_ONLY.has(request.params.id)) {
+          reply.header('allow', 'POST')
+          throw new AppError(
+            405,
+            'method_not_allowed',
+            `Method GET is not allowed on /v1/session/${request.params.id}; allowed: POST`,
+          )
+        }
+        return gate.run(organizationId, async () => {
+          const found = await detail(organizationId, request.params.id)
+          if (found.length === 0) throw notFound('Session not found')
+          const rows = found.slice(0, SESSION_DETAIL_LIMIT)
+          const tree = buildTree(rows)
+          const requests = rows.map((row, i) => ({
+            ...row,
+            ...(tree[i] as TreeNode),
+            created_at: utcDate(row.created_at),
+            completed_at: utcDate(row.completed_at),
+          }))
+          return ok({
+            session_id: request.params.id,
+            session_name: rows.findLast((r) => r.session_name)?.session_name ?? '',
+            total_requests: rows.length,
+            total_cost: rows.reduce((sum, r) => sum + r.cost_usd, 0),
+            total_tokens: rows.reduce((sum, r) => sum + r.total_tokens, 0),
+            truncated: found.length > SESSION_DETAIL_LIMIT,
+            requests,
+          })
+        })
+      },
+    })
+
     app.post('/v1/session/query', {
       schema: {
         tags: ['sessions'],

@@ -143,6 +143,10 @@ export const REQUEST_COLUMNS = [
   }),
   column('request_body', 'String', 'request_body', { body: true, filter: true }),
   column('response_body', 'String', 'response_body', { body: true, filter: true }),
+  // OpenTelemetry ids (0003): the request's span in its trace, for session trees.
+  column('trace_id', 'String', 'trace_id', { filter: true }),
+  column('span_id', 'String', 'span_id', { filter: true }),
+  column('parent_span_id', 'String', 'parent_span_id', { filter: true }),
   // The version ReplacingMergeTree keeps: filled by ClickHouse at insert.
   { name: 'ingested_at', type: TIME, kind: 'time' },
 ] as const satisfies readonly RequestColumn[]

@@ -56,6 +56,9 @@ const REQUEST_COLUMN_DESCRIPTIONS: Record<string, string> = {
   prompt_version: 'The managed prompt version the request used, when any.',
   request_body: 'The model request as sent: JSON text.',
   response_body: 'The model response: JSON text, or the raw stream text.',
+  trace_id: "The OpenTelemetry trace id of the model call (32 hex digits); '' when none.",
+  span_id: "The model call's OpenTelemetry span id (16 hex digits); '' when none.",
+  parent_span_id: "The parent span's id; '' for a root or when none.",
   ingested_at: 'When Tally stored this row.',
 }
 

@@ -120,6 +120,9 @@ export function testEvent(organizationId: string, requestId: string, now: Date):
     properties: {},
     prompt_id: '',
     prompt_version_id: '',
+    trace_id: '',
+    span_id: '',
+    parent_span_id: '',
     request_body: JSON.stringify({
       model: 'tally-test',
       messages: [{ role: 'user', content: 'This is a test event from Tally.' }],
