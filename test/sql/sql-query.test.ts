@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
-import type { TestOrg, TestTally } from '../support/harness.ts'
+import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
 
 describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
@@ -240,5 +240,29 @@ describe('SQL limits', () => {
     })
     expect(res.status).toBe(400)
     expect(res.error).toMatch(/^sql: Cannot modify 'max_rows_to_read' setting in readonly mode/)
+  })
+})
+
+describe('SQL result limit met after the first block', () => {
+  let tally: TestTally
+  let org: TestOrg
+  beforeAll(async () => {
+    tally = await startTestTally({ env: { TALLY_SQL_MAX_RESULT_ROWS: '70000' } })
+    org = await tally.newOrg()
+  })
+  afterAll(() => tally?.close())
+
+  it('is a 400 naming the limit, not a cut-off answer', async () => {
+    // numbers() yields blocks of ~65,000 rows: the first fits, the second goes over.
+    for (const format of ['json', 'csv', 'parquet']) {
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/sql/query',
+        headers: org.headers,
+        payload: { sql: 'SELECT number FROM numbers(200000)', format },
+      })
+      expect(res.statusCode, format).toBe(400)
+      expect(res.json().error, format).toMatch(/^query exceeded max_result_rows \(70000 rows\)/)
+    }
   })
 })

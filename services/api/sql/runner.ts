@@ -172,7 +172,9 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
           query: sql,
           query_params: params,
           format: 'JSONCompact',
-          clickhouse_settings: settings({ output_format_json_quote_64bit_integers: 1 }),
+          // The whole answer before the first byte (it is at most max_result_bytes): a limit met
+          // half-way is an error status, not a connection cut in the middle of the JSON.
+          clickhouse_settings: settings({ output_format_json_quote_64bit_integers: 1, wait_end_of_query: 1 }),
           ...options,
         })
         const answer = await rs.json<unknown[]>()
