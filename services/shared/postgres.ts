@@ -229,9 +229,8 @@ function guard(
 }
 
 const CONNECTION_CODES = new Set([
+  // Not CONNECTION_ENDED or CONNECTION_DESTROYED: those follow this process's own sql.end().
   'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
   'CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ECONNRESET',
