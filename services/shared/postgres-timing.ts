@@ -41,8 +41,8 @@ function timeThen<T extends PromiseLike<unknown>>(query: T, operation: string): 
 
 /**
  * The client with its statements timed in tally_postgres_query_duration_seconds: tagged-template
- * queries (awaited) as `query`, `begin(…)` as `transaction`, and the statements inside a
- * transaction as `query` too. Helpers (`sql(values)`, `sql.json`) pass through untouched.
+ * queries (awaited) as `query`. Helpers (`sql(values)`, `sql.json`) pass through untouched.
+ * Transactions are timed by transaction() in postgres.ts, which times its statements here too.
  */
 export function timedSql<S extends postgres.Sql | postgres.TransactionSql>(sql: S): S {
   return new Proxy(sql, {
@@ -50,15 +50,20 @@ export function timedSql<S extends postgres.Sql | postgres.TransactionSql>(sql: 
       const result = Reflect.apply(target as (...a: unknown[]) => unknown, self, args)
       return isTemplate(args[0]) ? timeThen(result as PromiseLike<unknown>, 'query') : result
     },
-    get(target, key, receiver) {
-      const value = Reflect.get(target, key, receiver)
-      if (key !== 'begin' || typeof value !== 'function') return value
-      return (...args: unknown[]) => {
-        // begin([options,] work): the work gets a timed transaction client.
-        const work = args.at(-1) as (tx: postgres.TransactionSql) => unknown
-        const wrapped = [...args.slice(0, -1), (tx: postgres.TransactionSql) => work(timedSql(tx))]
-        return timeThen(value.apply(target, wrapped) as PromiseLike<unknown>, 'transaction')
-      }
-    },
   })
+}
+
+/** A whole transaction, timed as `transaction`. */
+export function timedTransaction<T>(work: Promise<T>): Promise<T> {
+  const end = duration.startTimer({ operation: 'transaction' })
+  return work.then(
+    (value) => {
+      end({ outcome: 'ok' })
+      return value
+    },
+    (err: unknown) => {
+      end({ outcome: 'error' })
+      throw err
+    },
+  )
 }

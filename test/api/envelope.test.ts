@@ -90,6 +90,44 @@ describe('the envelope on failures', () => {
   })
 })
 
+describe('Postgres dropping a connection mid-transaction', () => {
+  it('answers 503, keeps the data as it was, and the next request succeeds', async () => {
+    const org = await tally.newOrg()
+    const created = await callApi(tally.app, 'POST', '/v1/api-keys', { as: org, body: { name: 'cut' } })
+    expect(created.status, created.error ?? '').toBe(201)
+    const keyId = created.data.id as string
+    // Another session holds the key's row, so the DELETE's transaction waits on it, open.
+    const holder = await tally.sql.reserve()
+    try {
+      await holder`begin`
+      await holder`select 1 from api_keys where id = ${keyId} for update`
+      const deleting = callApi(tally.app, 'DELETE', `/v1/api-keys/${keyId}`, { as: org })
+      const blocked = await waitFor(
+        async () => {
+          const [row] = await tally.sql<{ pid: number }[]>`
+            select pid from pg_stat_activity
+            where wait_event_type = 'Lock' and query like '%delete from api_keys%' and datname = current_database()`
+          return row?.pid
+        },
+        { what: "the DELETE's transaction waiting on the held row" },
+      )
+      await tally.sql`select pg_terminate_backend(${blocked})`
+      expect(await deleting).toEqual({
+        status: 503,
+        data: null,
+        error: 'Postgres is unavailable for now; retry the request',
+      })
+      await holder`rollback`
+    } finally {
+      holder.release()
+    }
+    const listed = await callApi(tally.app, 'GET', '/v1/api-keys', { as: org })
+    expect(listed.data.map((k: { id: string }) => k.id)).toContain(keyId)
+    const again = await callApi(tally.app, 'DELETE', `/v1/api-keys/${keyId}`, { as: org })
+    expect(again).toEqual({ status: 200, data: null, error: null })
+  })
+})
+
 describe('the envelope on what is refused before any route runs', () => {
   it.each([
     [

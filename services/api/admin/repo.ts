@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
-import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { Page } from '../http/paging.ts'
 import { API_KEYS_CHANNEL } from '../keys/repo.ts'
@@ -34,7 +34,7 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
      * written for it. Their hashes (hex), or null when there is no such organization.
      */
     async revokeKeys(id: string): Promise<string[] | null> {
-      return sql.begin(async (tx) => ((await lock(tx, id)) ? deleteKeys(tx, id) : null))
+      return transaction(sql, async (tx) => ((await lock(tx, id)) ? deleteKeys(tx, id) : null))
     },
 
     /** The object-storage keys of the organization's prompt bodies. */
@@ -75,7 +75,7 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
      * prompt-body keys that were still there, or null when the organization was already gone.
      */
     async deleteRows(id: string): Promise<{ keyHashes: string[]; bodyKeys: string[] } | null> {
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         if (!(await lock(tx, id))) return null
         const keyHashes = await deleteKeys(tx, id)
         const bodies = await tx<{ storage_key: string }[]>`

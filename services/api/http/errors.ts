@@ -4,6 +4,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { isPostgresUnavailable } from '../../shared/postgres.ts'
 
 interface ValidationItem {
   instancePath?: string
@@ -56,6 +57,11 @@ export function installErrorHandling(
     if (isResponseSerializationError(err)) {
       request.log.error({ err, issues: err.cause.issues }, 'response_does_not_match_schema')
       return reply.code(500).send({ data: null, error: internalMessage(request.id) })
+    }
+    if (isPostgresUnavailable(err)) {
+      // Postgres refused or dropped the connection (its transaction, if any, was rolled back).
+      request.log.error({ err }, 'postgres_unavailable')
+      return reply.code(503).send({ data: null, error: 'Postgres is unavailable for now; retry the request' })
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ data: null, error: err.message })

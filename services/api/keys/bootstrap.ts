@@ -1,4 +1,4 @@
-import type { Sql } from '../../shared/postgres.ts'
+import { type Sql, transaction } from '../../shared/postgres.ts'
 import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
 
 /**
@@ -7,7 +7,7 @@ import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
  * advisory lock so that processes starting together create exactly one.
  */
 export async function bootstrapFirstOrganization(sql: Sql, configuredKey: string | undefined) {
-  return sql.begin(async (tx) => {
+  return transaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(7461680)`
     const [existing] = await tx`select 1 from organizations limit 1`
     if (existing) return null

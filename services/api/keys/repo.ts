@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { apiKey, keyRole } from './schemas.ts'
 import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
 
@@ -51,7 +51,7 @@ export function createApiKeyRepo(sql: Sql) {
       organizationId: string,
       id: string,
     ): Promise<{ deleted: string } | 'not_found' | 'last_admin_key'> {
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const admins = await tx<{ id: string }[]>`
           select id from api_keys where organization_id = ${organizationId} and role = 'admin'
           order by id for update`
@@ -67,7 +67,7 @@ export function createApiKeyRepo(sql: Sql) {
 
     /** A new organization with its first (admin) key. */
     async createOrganization(name: string, keySecret?: string) {
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const [org] = await tx<{ id: string; name: string; created_at: Date }[]>`
           insert into organizations (name) values (${name}) returning id, name, created_at`
         const organization = org as { id: string; name: string; created_at: Date }

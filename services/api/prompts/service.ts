@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import { badRequest, notFound } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
-import type { Sql, TxSql } from '../../shared/postgres.ts'
+import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import type { LookupCache } from './cache.ts'
 import type { PromptRepo, VersionRow } from './repo.ts'
 import { type LinkedVersion, PRODUCTION, type PromptBody, type PromptVersion } from './schemas.ts'
@@ -101,7 +101,7 @@ export function createPromptService(deps: PromptServiceDeps) {
       const versionId = randomUUID()
       const key = storageKey(org, promptId, versionId)
       await withStoredBody(key, input.promptBody, () =>
-        sql.begin(async (tx) => {
+        transaction(sql, async (tx) => {
           await repo.insertPrompt(tx, {
             id: promptId,
             organizationId: org,
@@ -142,7 +142,7 @@ export function createPromptService(deps: PromptServiceDeps) {
       const versionId = randomUUID()
       const key = storageKey(org, input.promptId, versionId)
       await withStoredBody(key, input.promptBody, () =>
-        sql.begin(async (tx) => {
+        transaction(sql, async (tx) => {
           // The prompt's lock serializes concurrent creations: each sees the others' numbers.
           const locked = await lockedVersion(tx, org, input.promptId, input.promptVersionId)
           const next = await repo.nextNumbers(
@@ -172,7 +172,7 @@ export function createPromptService(deps: PromptServiceDeps) {
       org: string,
       input: { promptId: string; promptVersionId: string; environment: string },
     ) {
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         await lockedVersion(tx, org, input.promptId, input.promptVersionId)
         await repo.assignEnvironment(tx, input.promptId, input.environment, input.promptVersionId)
         await repo.notifyChanged(tx, input.promptId)
@@ -189,7 +189,7 @@ export function createPromptService(deps: PromptServiceDeps) {
         throw badRequest(
           'body.environment: production can only be moved to another version (POST /v1/prompt-2025/update/environment), never removed',
         )
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         await lockedVersion(tx, org, input.promptId, input.promptVersionId)
         if (!(await repo.removeEnvironment(tx, input.promptId, input.environment, input.promptVersionId)))
           throw badRequest(`body.environment: this version is not deployed to "${input.environment}"`)
@@ -200,7 +200,7 @@ export function createPromptService(deps: PromptServiceDeps) {
     },
 
     async deleteVersion(org: string, promptId: string, versionId: string) {
-      const key = await sql.begin(async (tx) => {
+      const key = await transaction(sql, async (tx) => {
         const version = await lockedVersion(tx, org, promptId, versionId)
         if (version.environments.includes(PRODUCTION))
           throw badRequest(
@@ -215,7 +215,7 @@ export function createPromptService(deps: PromptServiceDeps) {
     },
 
     async deletePrompt(org: string, promptId: string) {
-      const keys = await sql.begin(async (tx) => {
+      const keys = await transaction(sql, async (tx) => {
         const keys = await repo.deletePrompt(tx, org, promptId)
         if (!keys) throw promptNotFound()
         await repo.notifyChanged(tx, promptId)

@@ -1,4 +1,4 @@
-import type { Sql } from '../../shared/postgres.ts'
+import { type Sql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
@@ -25,7 +25,7 @@ export function createWebhookRepo(sql: Sql) {
       includeData: boolean
     }): Promise<{ webhook: WebhookRow; hmacKey: string }> {
       const hmacKey = generateHmacKey()
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const [row] = await tx`
           insert into webhooks (organization_id, destination, sample_rate, property_filters, include_data, hmac_key)
           values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
@@ -54,7 +54,7 @@ export function createWebhookRepo(sql: Sql) {
     /** Deletes the webhook with its deliveries; every dispatcher forgets it at once. */
     async delete(organizationId: string, id: string): Promise<boolean> {
       if (!isUuid(id)) return false
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const rows =
           await tx`delete from webhooks where organization_id = ${organizationId} and id = ${id} returning id`
         if (rows.length === 0) return false
@@ -79,7 +79,7 @@ export function createWebhookRepo(sql: Sql) {
     > {
       if (!isUuid(id)) return null
       const hmacKey = generateHmacKey()
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const [current] = await tx<{ overlap_ends_at: Date | null }[]>`
           select case when previous_key_expires_at > now() then previous_key_expires_at end as overlap_ends_at
           from webhooks where organization_id = ${organizationId} and id = ${id}
@@ -130,7 +130,7 @@ export function createWebhookRepo(sql: Sql) {
       deliveryId: string,
     ): Promise<DeliveryRow | null> {
       if (!isUuid(deliveryId)) return null
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const [row] = await tx<DeliveryRow[]>`
           update webhook_deliveries set status = 'pending', round_attempts = 0, next_attempt_at = now(),
             claim_token = null, delivered_at = null

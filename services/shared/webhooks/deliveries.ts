@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { Sql, TxSql } from '../postgres.ts'
+import { type Sql, type TxSql, transaction } from '../postgres.ts'
 import type { Attempt } from './attempt.ts'
 import { announceWebhookChange } from './directory.ts'
 import type { EventKind } from './payload.ts'
@@ -208,7 +208,7 @@ export function createDeliveryRepo(sql: Sql) {
       { attemptedAt, result }: Attempt,
     ): Promise<boolean> {
       const claimToken = randomUUID()
-      return sql.begin(async (tx) => {
+      return transaction(sql, async (tx) => {
         const inserted = await tx`
           insert into webhook_deliveries (id, webhook_id, request_id, event, body, next_attempt_at, claim_token)
           select ${delivery.id}, w.id, ${delivery.requestId}, ${'webhook.test' satisfies EventKind},
@@ -225,7 +225,7 @@ export function createDeliveryRepo(sql: Sql) {
 
     /** A receiver answered 410 Gone: the webhook is disabled and its pending deliveries fail. */
     async disable(webhookId: string, reason: string): Promise<void> {
-      await sql.begin(async (tx) => {
+      await transaction(sql, async (tx) => {
         const [row] = await tx<{ organization_id: string }[]>`
           update webhooks set state = 'disabled', disabled_reason = ${reason}
           where id = ${webhookId} returning organization_id`
