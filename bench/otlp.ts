@@ -21,26 +21,11 @@ const READY_TIMEOUT_MS = 180_000
 
 /** The child: Tally on embedded engines with one organization's key; tells the parent its URL. */
 async function serve() {
-  const { loadConfig } = await import('../services/shared/config.ts')
-  const { createLogger } = await import('../services/shared/logger.ts')
-  const { createShutdown } = await import('../services/shared/shutdown.ts')
-  const { startTally } = await import('../services/standalone/compose.ts')
-  const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
+  const { startBenchTally } = await import('./tally.ts')
+  const { url, key, shutdown } = await startBenchTally('bench otlp', {
     TALLY_DATA_DIR: process.env.BENCH_DATA_DIR as string,
-    TALLY_LOG_LEVEL: 'warn',
-    TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   })
-  const log = createLogger(config, 'bench-otlp')
-  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
-  const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
-  const sql = started.engines.postgres?.sql
-  if (!started.url || !sql) throw new Error('tally did not start its API')
-  const { secret } = await createApiKeyRepo(sql).createOrganization('bench otlp')
-  process.send?.({ url: started.url, key: secret })
+  process.send?.({ url, key })
   process.on('message', async () => {
     await shutdown.run('bench done')
     process.exit(0)

@@ -27,31 +27,15 @@ else await measure()
 
 /** The child: Tally as `npm start` composes it, a prompt to look up, and the trivial route. */
 async function serve() {
-  const { loadConfig } = await import('../services/shared/config.ts')
-  const { createLogger } = await import('../services/shared/logger.ts')
-  const { createShutdown } = await import('../services/shared/shutdown.ts')
-  const { startTally } = await import('../services/standalone/compose.ts')
-  const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
+  const { startBenchTally } = await import('./tally.ts')
   const { freePort } = await import('../services/shared/net.ts')
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-'))
   // Embedded Postgres runs as the postgres system user when we are root: it must reach the dir.
   chmodSync(dataDir, 0o755)
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig({
-    PORT: String(await freePort()),
-    TALLY_DATA_DIR: dataDir,
-    TALLY_LOG_LEVEL: 'warn',
-    // The bench sends far more than a client's default allowance.
-    TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
-    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
-  })
-  const log = createLogger(config, 'bench')
-  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
-  const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
-  const sql = started.engines.postgres?.sql
-  if (!started.url || !sql) throw new Error('tally did not start its API')
-  const { secret } = await createApiKeyRepo(sql).createOrganization('bench')
+  const started = await startBenchTally('bench', { PORT: String(await freePort()), TALLY_DATA_DIR: dataDir })
+  const { key: secret, shutdown } = started
 
   const res = await fetch(`${started.url}/v1/prompt-2025`, {
     method: 'POST',

@@ -1,0 +1,52 @@
+import { createApiKeyRepo } from '../services/api/keys/repo.ts'
+import { type Config, loadConfig } from '../services/shared/config.ts'
+import type { Engines } from '../services/shared/engines.ts'
+import { createLogger } from '../services/shared/logger.ts'
+import { createShutdown, type Shutdown } from '../services/shared/shutdown.ts'
+import { startTally } from '../services/standalone/compose.ts'
+
+export interface BenchTally {
+  config: Config
+  url: string
+  /** An admin key of the organization made for the bench. */
+  key: string
+  organizationId: string
+  engines: Engines
+  shutdown: Shutdown
+}
+
+/**
+ * Tally as `npm start` composes it (every role, embedded engines but DATABASE_URL when set), on
+ * loopback, with a rate limit no bench reaches, and one organization named `name`.
+ */
+export async function startBenchTally(name: string, env: Record<string, string>): Promise<BenchTally> {
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TALLY_LOG_LEVEL: 'warn',
+    // The bench sends far more than a client's default allowance.
+    TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...env,
+  })
+  const log = createLogger(config, name)
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
+  try {
+    const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
+    const sql = started.engines.postgres?.sql
+    if (!started.url || !sql) throw new Error('tally did not start its API')
+    const { organization, secret } = await createApiKeyRepo(sql).createOrganization(name)
+    return {
+      config,
+      url: started.url,
+      key: secret,
+      organizationId: organization.id,
+      engines: started.engines,
+      shutdown,
+    }
+  } catch (err) {
+    // What started before the failure (embedded Postgres, the ClickHouse server) stops with it.
+    await shutdown.run('bench start failed')
+    throw err
+  }
+}
