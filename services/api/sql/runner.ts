@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream'
+import { text } from 'node:stream/consumers'
 import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
 import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
@@ -87,12 +88,6 @@ const SERVER_SIDE = new Set([
   '394', // QUERY_WAS_CANCELLED
 ])
 
-async function text(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of stream) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): SqlRunner {
   function settings(extra: ClickHouseSettings = {}): ClickHouseSettings {
     return {
@@ -107,16 +102,18 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
     }
   }
 
+  /** Checks `sql` is one SELECT, then runs `action` as the organization, under the deadline. */
   async function run<T>(
     organizationId: string,
+    sql: string,
+    params: SqlParams,
     action: (options: { abort_signal: AbortSignal; http_headers: Record<string, string> }) => Promise<T>,
   ): Promise<T> {
     const deadline = AbortSignal.timeout(limits.deadlineMs)
+    const options = { abort_signal: deadline, http_headers: { [SQL_ORGANIZATION_HEADER]: organizationId } }
     try {
-      const result = await action({
-        abort_signal: deadline,
-        http_headers: { [SQL_ORGANIZATION_HEADER]: organizationId },
-      })
+      await checkStatement(sql, { ...options, query_params: params })
+      const result = await action(options)
       queriesTotal.inc({ outcome: 'ok' })
       return result
     } catch (err) {
@@ -165,8 +162,7 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
 
   return {
     rows: (organizationId, sql, params) =>
-      run(organizationId, async (options) => {
-        await checkStatement(sql, { ...options, query_params: params })
+      run(organizationId, sql, params, async (options) => {
         const started = performance.now()
         const rs = await client.query({
           query: sql,
@@ -193,8 +189,7 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
       }),
 
     file: (organizationId, sql, params, format) =>
-      run(organizationId, async (options) => {
-        await checkStatement(sql, { ...options, query_params: params })
+      run(organizationId, sql, params, async (options) => {
         const f = FILE_FORMATS[format]
         const { stream } = await client.exec({
           query: `${sql}\nFORMAT ${f.clickhouse}`,
