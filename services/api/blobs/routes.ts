@@ -1,18 +1,11 @@
 import { createReadStream } from 'node:fs'
-import { extname } from 'node:path'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { FilesystemBlobStore } from '../../shared/blobs/filesystem.ts'
+import { fileContentType } from '../../shared/clickhouse/file-formats.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
 import { errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
 import { wildcardNamed } from '../http/openapi.ts'
-
-/** What the files Tally stores are, by their ending: prompt bodies and manifests are JSON. */
-const CONTENT_TYPES: Record<string, string> = {
-  '.parquet': 'application/vnd.apache.parquet',
-  '.csv': 'text/csv; charset=utf-8',
-  '.jsonl': 'application/x-ndjson',
-}
 
 /**
  * Serves the embedded blob store's signed links (the stand-in for presigned S3 GETs): no
@@ -54,11 +47,14 @@ export function signedBlobRoutes(store: FilesystemBlobStore): FastifyPluginAsync
         const found = await store.locate(key)
         if (!found) throw notFound('Object not found')
         // Streamed: an export file may be far larger than memory should hold.
-        return reply
-          .header('content-type', CONTENT_TYPES[extname(key)] ?? 'application/json')
-          .header('content-length', found.size)
-          .header('cache-control', 'private, max-age=60')
-          .send(createReadStream(found.path))
+        return (
+          reply
+            // Export files by their ending; everything else (prompt bodies, manifests) is JSON.
+            .header('content-type', fileContentType(key) ?? 'application/json')
+            .header('content-length', found.size)
+            .header('cache-control', 'private, max-age=60')
+            .send(createReadStream(found.path))
+        )
       },
     })
   }

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../filters/compile.ts'
 import type { ExportFormat } from './schemas.ts'
@@ -15,13 +16,6 @@ export const EXPORT_COLUMNS = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested
 const SELECT_LIST = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at')
   .map((c) => (c.kind === 'uuid' ? `toString(${c.name}) AS ${c.name}` : c.name))
   .join(', ')
-
-/** ClickHouse's output format for each export format. */
-const CLICKHOUSE_FORMAT: Record<ExportFormat, string> = {
-  parquet: 'Parquet',
-  csv: 'CSVWithNames',
-  jsonl: 'JSONEachRow',
-}
 
 /** Where one file ends: the sorting key of its last row. */
 export interface Cursor {
@@ -139,7 +133,7 @@ export function createExportQueries(
         query: `SELECT ${SELECT_LIST} FROM ${REQUEST_TABLE} FINAL
                 WHERE ${w.sql} AND ${KEY} <= ({last_at:${TIME}}, {last_id:UUID})
                 ORDER BY request_created_at, request_id
-                FORMAT ${CLICKHOUSE_FORMAT[format]}`,
+                FORMAT ${FILE_FORMATS[format].clickhouse}`,
         query_params: { ...w.params, last_at: chTime(last.createdAtMs), last_id: last.requestId },
         clickhouse_settings: settings,
         // Covers reading the stream too: a file that does not arrive in time fails the attempt.

@@ -5,6 +5,7 @@ import {
   type ExportFormat,
   type ExportRecord,
   exportRecord,
+  FORMATS,
   type Manifest,
   manifest,
   type Period,
@@ -45,7 +46,7 @@ const claimed = z
     window_from: z.date(),
     window_to: z.date(),
     filter: z.unknown(),
-    format: z.enum(['parquet', 'csv', 'jsonl']),
+    format: z.enum(FORMATS),
     attempts: z.number().int(),
   })
   .array()

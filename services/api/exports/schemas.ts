@@ -1,10 +1,11 @@
 import { z } from 'zod'
+import type { FileFormat } from '../../shared/clickhouse/file-formats.ts'
 import { filterNode } from '../filters/schema.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { pageParams } from '../http/paging.ts'
 
-const FORMATS = ['parquet', 'csv', 'jsonl'] as const
+export const FORMATS = ['parquet', 'csv', 'jsonl'] as const satisfies readonly FileFormat[]
 export type ExportFormat = (typeof FORMATS)[number]
 const PERIODS = ['hourly', 'daily'] as const
 export type Period = (typeof PERIODS)[number]

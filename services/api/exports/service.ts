@@ -3,18 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { writePart } from './files.ts'
 import { type Cursor, EXPORT_COLUMNS, type ExportQueries, type ExportScope } from './query.ts'
 import type { ClaimedExport } from './repo.ts'
-import { type ExportFormat, type Manifest, manifest } from './schemas.ts'
-
-const EXTENSION: Record<ExportFormat, string> = { parquet: 'parquet', csv: 'csv', jsonl: 'jsonl' }
-const CONTENT_TYPE: Record<ExportFormat, string> = {
-  parquet: 'application/vnd.apache.parquet',
-  csv: 'text/csv; charset=utf-8',
-  jsonl: 'application/x-ndjson',
-}
+import { type Manifest, manifest } from './schemas.ts'
 
 /** Every export file of an organization is under this prefix (deleted with the organization). */
 export const organizationExportsPrefix = (organizationId: string) => `exports/${organizationId}/`
@@ -71,7 +65,7 @@ export async function runExport(
       signal.throwIfAborted()
       const part = await deps.queries.nextPart(scope, after, deps.partRows, signal)
       if (!part) break
-      const name = `part-${String(files.length + 1).padStart(5, '0')}.${EXTENSION[job.format]}`
+      const name = `part-${String(files.length + 1).padStart(5, '0')}.${FILE_FORMATS[job.format].extension}`
       const path = join(dir, name)
       const stream = await deps.queries.streamPart(scope, after, part.last, job.format, signal)
       const written = await writePart(stream, path, job.format)
@@ -79,7 +73,7 @@ export async function runExport(
       await deps.blobs.putFile(
         `${prefix}/${name}`,
         path,
-        CONTENT_TYPE[job.format],
+        FILE_FORMATS[job.format].contentType,
         AbortSignal.any([signal, AbortSignal.timeout(deps.stepTimeoutMs)]),
       )
       await rm(path, { force: true })

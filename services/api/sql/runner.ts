@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import { text } from 'node:stream/consumers'
 import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
+import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
@@ -53,11 +54,6 @@ export interface SqlRunner {
   ): Promise<SqlFile>
   schema(): Promise<SqlTable[]>
 }
-
-const FILE_FORMATS = {
-  csv: { clickhouse: 'CSVWithNames', contentType: 'text/csv; charset=utf-8', extension: 'csv' },
-  parquet: { clickhouse: 'Parquet', contentType: 'application/vnd.apache.parquet', extension: 'parquet' },
-} as const
 
 const queriesTotal = new Counter({
   name: 'tally_sql_queries_total',
