@@ -22,6 +22,13 @@ export function parseDuration(text: string): number {
   return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
 }
 
+/** A duration as parseDuration reads it, in the largest unit that divides it: 31d, 2m, 1500ms. */
+export function durationText(ms: number): string {
+  const units = Object.entries(UNIT_MS).reverse() as [keyof typeof UNIT_MS, number][]
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size}${unit}`
+}
+
 const GiB = 1024 ** 3
 const MiB = 1024 ** 2
 const count = (fallback: number) =>

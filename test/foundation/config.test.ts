@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig, parseDuration } from '../../services/shared/config.ts'
+import { durationText, loadConfig, parseDuration } from '../../services/shared/config.ts'
 
 describe('configuration', () => {
   it('has defaults for everything, so a bare environment starts embedded', () => {
@@ -95,5 +95,18 @@ describe('configuration', () => {
     expect(parseDuration('250ms')).toBe(250)
     expect(parseDuration('2m')).toBe(120_000)
     expect(() => parseDuration('2 minutes')).toThrow()
+  })
+
+  it('writes durations back in the largest unit that divides them, as parseDuration reads them', () => {
+    for (const [ms, text] of [
+      [2_678_400_000, '31d'],
+      [7_200_000, '2h'],
+      [120_000, '2m'],
+      [90_000, '90s'],
+      [1_500, '1500ms'],
+    ] as const) {
+      expect(durationText(ms)).toBe(text)
+      expect(parseDuration(text)).toBe(ms)
+    }
   })
 })

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
-import type { Config } from '../../shared/config.ts'
+import { type Config, durationText } from '../../shared/config.ts'
 import { AppError, badRequest, notFound } from '../../shared/errors.ts'
 import { compileRequestFilter } from '../filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
@@ -25,15 +25,6 @@ import { periodStart } from './windows.ts'
 const MAX_BACKFILL_MS = 90 * 86_400_000
 
 const lookupErrors = { ...errorResponses, 404: errorEnvelope }
-
-const durationText = (ms: number) =>
-  ms % 86_400_000 === 0
-    ? `${ms / 86_400_000}d`
-    : ms % 3_600_000 === 0
-      ? `${ms / 3_600_000}h`
-      : ms % 60_000 === 0
-        ? `${ms / 60_000}m`
-        : `${ms / 1000}s`
 
 export function exportRoutes(deps: {
   repo: ExportRepo
