@@ -121,6 +121,8 @@ const nanosToMs = (ns: bigint) => Number(ns / 1_000_000n)
 interface Located {
   span: Span
   resource: Attributes
+  /** The session and user its resource names: the same for every span of the resource. */
+  resourceContext: Context
   where: string
 }
 
@@ -129,9 +131,10 @@ function spansOf(request: ExportTraceServiceRequest): Located[] {
   const out: Located[] = []
   request.resourceSpans.forEach((rs, r) => {
     const resource = new Attributes(rs.resource?.attributes ?? [])
+    const resourceContext = ownContext(resource)
     rs.scopeSpans.forEach((ss, s) => {
       ss.spans.forEach((span, i) => {
-        out.push({ span, resource, where: `resourceSpans.${r}.scopeSpans.${s}.spans.${i}` })
+        out.push({ span, resource, resourceContext, where: `resourceSpans.${r}.scopeSpans.${s}.spans.${i}` })
       })
     })
   })
@@ -185,24 +188,22 @@ export function mapExport(request: ExportTraceServiceRequest, defaults: ExportDe
     }
     return undefined
   }
-  return located.map(({ span, resource, where }, i) => {
+  return located.map((at, i) => {
     try {
-      return mapSpan(span, parsed[i] as Attributes, resource, defaults, inherited, where)
+      return mapSpan(at, parsed[i] as Attributes, defaults, inherited)
     } catch (err) {
       if (err instanceof TooDeepError)
-        return { kind: 'rejected', reason: `${where}.attributes: ${err.message}` }
+        return { kind: 'rejected', reason: `${at.where}.attributes: ${err.message}` }
       throw err
     }
   })
 }
 
 function mapSpan(
-  span: Span,
+  { span, resource, resourceContext, where }: Located,
   attrs: Attributes,
-  resource: Attributes,
   defaults: ExportDefaults,
   inherited: (parent: string, key: keyof Context) => string | undefined,
-  where: string,
 ): SpanOutcome {
   if (!isModelCall(attrs)) return { kind: 'skipped', reason: 'not_a_model_call' }
 
@@ -253,7 +254,6 @@ function mapSpan(
   if (missing.length > 0) properties[MISSING_PROPERTY] = missing.join(',')
 
   const own = ownContext(attrs)
-  const resourceContext = ownContext(resource)
   const pick = (key: keyof Context) =>
     own[key] ??
     (parentSpanId ? inherited(`${traceId}:${parentSpanId}`, key) : undefined) ??
@@ -295,7 +295,7 @@ function mapSpan(
     span_id: spanId,
     parent_span_id: parentSpanId || undefined,
   }
-  for (const key of Object.keys(candidate)) if (candidate[key] === undefined) delete candidate[key]
+  withoutUndefined(candidate)
 
   // The same rules as every JSON body (text without NUL or lone surrogates, finite numbers,
   // bounded nesting), then the intake's own field rules.
@@ -335,9 +335,16 @@ function isModelCall(attrs: Attributes): boolean {
   return MARKERS.some((key) => attrs.has(key))
 }
 
-const compact = (o: Record<string, unknown>) => {
+/** `o` without its undefined fields (removed in place). */
+function withoutUndefined(o: Record<string, unknown>): Record<string, unknown> {
   for (const key of Object.keys(o)) if (o[key] === undefined) delete o[key]
-  return Object.keys(o).length > 0 ? o : undefined
+  return o
+}
+
+/** `o` without its undefined fields; undefined when none is left. */
+const compact = (o: Record<string, unknown>) => {
+  const left = withoutUndefined(o)
+  return Object.keys(left).length > 0 ? left : undefined
 }
 
 const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined)
