@@ -8,7 +8,8 @@ const duration = new Histogram({
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
 })
 
-const isTemplate = (arg: unknown): boolean => Array.isArray(arg) && 'raw' in (arg as object)
+/** Whether a call of the client is a tagged-template query (a statement), not a helper. */
+export const isTemplate = (arg: unknown): boolean => Array.isArray(arg) && 'raw' in (arg as object)
 
 /** A promise-like query whose first settling is timed as `operation`. */
 function timeThen<T extends PromiseLike<unknown>>(query: T, operation: string): T {

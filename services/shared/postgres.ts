@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
-import { timedSql, timedTransaction } from './postgres-timing.ts'
+import { isTemplate, timedSql, timedTransaction } from './postgres-timing.ts'
 
 export type Sql = postgres.Sql
 
@@ -197,7 +197,6 @@ function guard(
   track: (query: PendingQuery) => PendingQuery,
   closedBy: () => Error | undefined,
 ): TxSql {
-  const isTemplate = (arg: unknown) => Array.isArray(arg) && 'raw' in (arg as object)
   return new Proxy(tx, {
     apply(target, self, args) {
       const result = Reflect.apply(target as (...a: unknown[]) => unknown, self, args)

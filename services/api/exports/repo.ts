@@ -214,8 +214,7 @@ export function createExportRepo(sql: Sql) {
      * process got there first) is not given a second. Returns how many exports it created.
      */
     async enqueueScheduled(settleMs: number, maxWindows: number, maxPending: number): Promise<number> {
-      // One statement, not a transaction: atomic all the same, and nothing to roll back when the
-      // connection drops half-way (postgres.js then writes a ROLLBACK to a closed socket).
+      // One statement: atomic without a transaction, so nothing is held open between round trips.
       const [row] = await sql<{ created: number }[]>`
         with clock as (select now() - make_interval(secs => ${settleMs / 1000}) as horizon),
         due as (
