@@ -28,6 +28,13 @@ export function hardExit(code: number): never {
 }
 
 /**
+ * libchdb.so, held for the life of the process: koffi unloads (dlclose) a library whose handle is
+ * garbage-collected, and ClickHouse runs from it on its own thread; an unloaded library there is a
+ * SIGSEGV at whatever moment the collector runs (seen as crashes at start when starts coincide).
+ */
+let chdb: ReturnType<typeof koffi.load> | undefined
+
+/**
  * Runs clickhouse-local's `query_stable_v2(argc, argv)` on a new thread and returns at once.
  *
  * koffi runs every native call on a stack of its own, and ClickHouse checks that the stack it
@@ -42,7 +49,7 @@ export function hardExit(code: number): never {
  * The returned value is the exit status the process will then have.
  */
 export function runClickHouse(libchdbPath: string, args: readonly string[]): number {
-  const chdb = koffi.load(libchdbPath)
+  chdb ??= koffi.load(libchdbPath)
   const entry = chdb.symbol('query_stable_v2')
   // Built with malloc: the strings must outlive this call, which koffi's own buffers do not.
   const argv = malloc((args.length + 1) * 8)
