@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
-import { type ClickHouseClient, connectSql } from '../shared/clickhouse/client.ts'
+import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { queryLimits, sqlLimits } from '../shared/clickhouse/query-limits.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
@@ -35,6 +35,7 @@ import { requestRoutes, requestServices } from './requests/routes.ts'
 import { createSessionDetailRepo } from './sessions/detail.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
+import type { SqlAccess } from './sql/engine-user.ts'
 import { sqlRoutes } from './sql/routes.ts'
 import { createSqlRunner } from './sql/runner.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
@@ -44,8 +45,8 @@ export interface AppDeps {
   log: Logger
   sql: Sql
   clickhouse: ClickHouseClient
-  /** The restricted ClickHouse user's URL for callers' SQL; without it /v1/sql answers 503. */
-  clickhouseSqlUrl?: string | undefined
+  /** The checked ClickHouse user callers' SQL runs as (sql/engine-user.ts), or why /v1/sql answers 503. */
+  sqlAccess: SqlAccess
   blobs: BlobStore
   publisher: EventPublisher
   rateLimiter: RateLimiter
@@ -154,16 +155,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
     deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
   )
-  const sqlClient =
-    deps.clickhouseSqlUrl === undefined
-      ? undefined
-      : connectSql(
-          deps.clickhouseSqlUrl,
-          deps.config.CLICKHOUSE_DATABASE,
-          deps.config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
-        )
-  if (sqlClient) app.addHook('onClose', () => sqlClient.close())
-  const sqlRunner = sqlClient && createSqlRunner(sqlClient, sqlLimits(deps.config))
+  const { sqlAccess } = deps
+  if ('client' in sqlAccess) app.addHook('onClose', () => sqlAccess.client.close())
+  const sqlRunner =
+    'client' in sqlAccess ? createSqlRunner(sqlAccess.client, sqlLimits(deps.config)) : sqlAccess.unavailable
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)

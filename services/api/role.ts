@@ -2,17 +2,22 @@ import type { FastifyInstance } from 'fastify'
 import { publicUrl } from '../shared/config.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
+import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
 import { buildApp } from './app.ts'
 import { createExportQueries } from './exports/query.ts'
 import { createExportRepo } from './exports/repo.ts'
 import { type ExportWorker, startExportWorker } from './exports/worker.ts'
+import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
+import { openSqlAccess } from './sql/engine-user.ts'
 
 export interface ApiStarted {
   app: FastifyInstance
   url: string
   /** Set on the very first start only: the first organization's admin key, to show once. */
   bootstrap: { secret: string; generated: boolean } | null
+  /** Where data teams connect ClickHouse clients, with what they sign in with; absent: no door. */
+  analyst?: { url: string; username: string; password: string }
 }
 
 /** The HTTP API: takes requests, publishes their events, answers queries. */
@@ -31,7 +36,7 @@ export const apiRole: ServingRole<ApiStarted> = {
       log,
       sql: postgres.sql,
       clickhouse: clickhouse.client,
-      clickhouseSqlUrl: clickhouse.sqlUrl,
+      sqlAccess: await openSqlAccess({ config, admin: clickhouse.client, sqlUrl: clickhouse.sqlUrl, log }),
       blobs,
       publisher,
       rateLimiter,
@@ -62,10 +67,30 @@ export const apiRole: ServingRole<ApiStarted> = {
       const worker = exportWorker
       shutdown.add('export worker', () => worker.stop())
     }
+    let door: AnalystDoor | undefined
+    if (clickhouse.analyst) {
+      door = await startAnalystDoor({
+        host: config.HOST,
+        port: config.TALLY_ANALYST_PORT,
+        engineUrl: clickhouse.analyst.engineUrl,
+        username: clickhouse.analyst.username,
+        password: clickhouse.analyst.password,
+        maxQueries: config.TALLY_ANALYST_MAX_QUERIES,
+        deadlineMs: config.TALLY_ANALYST_TIMEOUT,
+        authFailures: createAuthFailureLimit(rateLimiter, config.TALLY_AUTH_FAILURES_PER_MINUTE),
+        log,
+      })
+      const opened = door
+      shutdown.add('analyst door', () => opened.close())
+    }
     const address = app.server.address()
     const port = address && typeof address === 'object' ? address.port : config.PORT
     const url = publicUrl({ ...config, PORT: port })
     setPublicUrl(url)
-    return { app, url, bootstrap }
+    const analyst =
+      door && clickhouse.analyst
+        ? { url: door.url, username: clickhouse.analyst.username, password: clickhouse.analyst.password }
+        : undefined
+    return { app, url, bootstrap, ...(analyst ? { analyst } : {}) }
   },
 }

@@ -107,6 +107,11 @@ const configSchema = z.object({
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * How the embedded ClickHouse process is shut in (docs/security.md): auto (namespaces where the
+   * machine allows, else a warning), required (refuse to start without), off.
+   */
+  TALLY_CLICKHOUSE_CONTAINMENT: z.enum(['auto', 'required', 'off']).default('auto'),
   CLICKHOUSE_DATABASE: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
@@ -198,6 +203,21 @@ const configSchema = z.object({
    * server has that user already.
    */
   CLICKHOUSE_SQL_URL: optionalString,
+  /**
+   * Tally's analyst door (docs/data-teams.md): a ClickHouse-HTTP endpoint where data teams sign in
+   * as `analyst` with TALLY_ANALYST_PASSWORD (embedded: generated, printed at start) and run checked
+   * read-only SQL over every organization. With CLICKHOUSE_URL it needs the engine's read-only user,
+   * CLICKHOUSE_ANALYST_URL, too; unset: no door. TALLY_ANALYST_PORT unset: a free port.
+   */
+  CLICKHOUSE_ANALYST_URL: optionalString,
+  TALLY_ANALYST_PASSWORD: optionalString.refine((v) => v === undefined || v.length >= 32, {
+    message: 'must be at least 32 characters (it is a password)',
+  }),
+  TALLY_ANALYST_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Queries running at once through the analyst door; beyond, ClickHouse's "too many simultaneous queries". */
+  TALLY_ANALYST_MAX_QUERIES: z.coerce.number().int().min(1).max(1024).default(4),
+  /** How long one statement may take through the analyst door, answer included (the engine's own limit is 60 s). */
+  TALLY_ANALYST_TIMEOUT: duration('65s', '1s'),
   /** Queries of one organization running at once per API process; the others wait their turn. */
   TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */

@@ -13,12 +13,18 @@ await runProcess('tally', selectRoles(ALL_ROLES), ({ served, engines }) => {
     `  API docs: ${url}/docs`,
     `  OpenAPI:  ${url}/openapi.json`,
   ]
-  const clickhouse = engines.clickhouse?.embedded
-  if (clickhouse)
+  const { analyst } = served
+  if (analyst) {
+    const door = new URL(analyst.url)
+    door.username = analyst.username
+    door.password = analyst.password
     lines.push(
-      `  ClickHouse for data teams (read-only, loopback only; schemas/clickhouse/README.md):`,
-      `    ${clickhouse.analystUrl}`,
+      '  ClickHouse for data teams (read-only, checked SQL over every organization; docs/data-teams.md):',
+      `    ${door.href.replace(/\/$/, '')}`,
     )
+  }
+  const containment = engines.clickhouse?.embedded?.containment
+  if (containment) lines.push(`  Embedded ClickHouse: ${containment}`)
   if (bootstrap?.generated) {
     lines.push(
       "  The first organization's admin API key (shown once, store it now):",

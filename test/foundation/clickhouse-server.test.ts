@@ -1,9 +1,19 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { get } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cpuTicks } from '../../services/shared/clickhouse-server/proc.ts'
@@ -20,11 +30,14 @@ const SERVER_MODULE = new URL('../../services/shared/clickhouse-server/server.ts
 const dirs: string[] = []
 const servers: ClickHouseServer[] = []
 
+/** A server's data directory, in a temporary directory that also holds its secrets directory. */
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tally-ch-server-'))
   dirs.push(dir)
-  return dir
+  return join(dir, 'engine')
 }
+
+const secretsOf = (dataDir: string) => join(dirname(dataDir), 'secrets')
 
 /** Keeps what the launcher logs, so tests can assert on it. */
 function recordingLog() {
@@ -34,7 +47,11 @@ function recordingLog() {
 }
 
 async function start(options: Partial<ClickHouseServerOptions> & { dataDir: string }) {
-  const server = await startClickHouseServer({ log: recordingLog().log, ...options })
+  const server = await startClickHouseServer({
+    log: recordingLog().log,
+    secretsDir: secretsOf(options.dataDir),
+    ...options,
+  })
   servers.push(server)
   return server
 }
@@ -102,20 +119,29 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     await second.stop()
   }, 60_000)
 
-  it('refuses HTTP clients without the password, and lets the local-only user do nothing useful', async () => {
+  it('refuses HTTP clients without the password, and lets the local-only user run nothing', async () => {
     const server = await start({ dataDir: tempDir() })
     const wrongPassword = await httpGet(`${server.endpoint}/?query=SELECT%201`, 'tally:wrong')
     expect(wrongPassword.status).toBe(403)
-    // `default` is the user clickhouse-local runs as; over HTTP it may not read files or tables.
-    const query = encodeURIComponent("SELECT * FROM file('/etc/hostname', 'LineAsString')")
-    const asDefault = await httpGet(`${server.endpoint}/?query=${query}`)
-    expect(asDefault.body).toMatch(/ACCESS_DENIED/)
+    // `default` is the user clickhouse-local runs as, without a password: over HTTP no statement
+    // of it parses, not even one calling file(), which checks no grant.
+    for (const sql of ["SELECT file('/etc/hostname')", 'SELECT 1', '1', 'SYSTEM STOP LISTEN HTTP']) {
+      const asDefault = await httpGet(`${server.endpoint}/?query=${encodeURIComponent(sql)}`)
+      expect(asDefault.status).not.toBe(200)
+      expect(asDefault.body).toMatch(/Max query size exceeded|SYNTAX_ERROR/)
+    }
+    for (const setting of ['max_query_size=1000000', 'implicit_select=1']) {
+      const changed = await httpGet(`${server.endpoint}/?${setting}&query=SELECT%201`)
+      expect(changed.body).toMatch(/SETTING_CONSTRAINT_VIOLATION|should not be changed/)
+    }
+    expect(await ping(server.endpoint)).toBe('Ok.\n')
     await server.stop()
   })
 
-  it('gives a data directory made before the analyst and sql users those users, keeping its passwords', async () => {
+  it("moves an older data directory's passwords out of the engine's reach, completing and keeping them", async () => {
     const dataDir = tempDir()
-    // credentials.json as the first versions wrote it: Tally's own user only.
+    mkdirSync(dataDir, { recursive: true })
+    // credentials.json as the first versions wrote it, in the engine's own directory: Tally's user only.
     writeFileSync(
       join(dataDir, 'credentials.json'),
       '{"username":"tally","password":"kept-password-123"}\n',
@@ -125,13 +151,24 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     )
     const server = await start({ dataDir })
     expect(server.password).toBe('kept-password-123')
-    const stored = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8'))
+    expect(existsSync(join(dataDir, 'credentials.json'))).toBe(false)
+    const path = join(secretsOf(dataDir), 'clickhouse.json')
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(statSync(secretsOf(dataDir)).mode & 0o777).toBe(0o700)
+    const stored = JSON.parse(readFileSync(path, 'utf8'))
     expect(stored).toMatchObject({
       username: 'tally',
       password: 'kept-password-123',
       analyst: { username: 'analyst', password: expect.any(String) },
+      analystEngine: { username: 'tally_analyst', password: expect.any(String) },
       sql: { username: 'tally_sql', password: expect.any(String) },
     })
+    // What data teams sign in with at Tally's door is not a password of the engine's.
+    const asDoorUser = await httpGet(
+      `${server.endpoint}/?query=SELECT%201`,
+      `analyst:${stored.analyst.password as string}`,
+    )
+    expect(asDoorUser.status).not.toBe(200)
     const asSql = createClient({ url: server.sqlUrl, log: { level: ClickHouseLogLevel.OFF } })
     const who = await asSql.query({ query: 'SELECT currentUser() AS user', format: 'JSONEachRow' })
     expect(await who.json()).toEqual([{ user: 'tally_sql' }])
@@ -170,6 +207,7 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     const deadPid = await new Promise<number>((resolve) =>
       dead.once('exit', () => resolve(dead.pid as number)),
     )
+    mkdirSync(dataDir, { recursive: true })
     writeFileSync(join(dataDir, 'server.json'), JSON.stringify({ pid: deadPid, httpPort: 1, startedAt: '' }))
     const server = await start({ dataDir })
     expect(server.attached).toBe(false)
@@ -187,7 +225,7 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
         '-e',
         `import { startClickHouseServer } from ${JSON.stringify(SERVER_MODULE)}
          const log = { info() {}, warn() {}, error() {} }
-         const server = await startClickHouseServer({ dataDir: ${JSON.stringify(dataDir)}, log })
+         const server = await startClickHouseServer({ dataDir: ${JSON.stringify(dataDir)}, secretsDir: ${JSON.stringify(secretsOf(dataDir))}, log })
          console.log(JSON.stringify({ pid: server.pid, endpoint: server.endpoint }))
          setInterval(() => {}, 1 << 30)`,
       ],
@@ -207,10 +245,17 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
   }, 60_000)
 
   it('tells the owner when the server dies', async () => {
-    const server = await start({ dataDir: tempDir() })
-    const exited = new Promise<{ signal: string | null }>((resolve) => server.onExit(resolve))
+    const { lines, log } = recordingLog()
+    const server = await start({ dataDir: tempDir(), log })
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      server.onExit(resolve),
+    )
     process.kill(server.pid, 'SIGKILL')
-    expect((await exited).signal).toBe('SIGKILL')
+    const exit = await exited
+    // Uncontained, the child's own signal; contained, the launcher's report: unshare 2.38 ends with
+    // status 1 when its child was killed by a signal (it fails to re-raise it).
+    expect(exit.signal === 'SIGKILL' || (exit.code !== null && exit.code !== 0)).toBe(true)
+    expect(lines.some((l) => l.msg === 'clickhouse_server_exited: died')).toBe(true)
   })
 
   it('ends on a SIGTERM sent to the server itself, tells the owner, and keeps what was written', async () => {
@@ -237,7 +282,13 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
 
   it('stop() ends the server within its deadline even while a client holds a connection open', async () => {
     const { lines, log } = recordingLog()
-    const server = await startClickHouseServer({ dataDir: tempDir(), log, stopDeadlineMs: 2_000 })
+    const dataDir = tempDir()
+    const server = await startClickHouseServer({
+      dataDir,
+      secretsDir: secretsOf(dataDir),
+      log,
+      stopDeadlineMs: 2_000,
+    })
     // An idle keep-alive connection: ClickHouse would wait 5 s for it at shutdown.
     const client = clientFor(server)
     await client.query({ query: 'SELECT 1' }).then((rs) => rs.text())
@@ -263,7 +314,9 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
   })
 
   it('fails with a clear error when its data directory cannot be made', async () => {
-    const file = join(tempDir(), 'a-file')
+    const dir = tempDir()
+    mkdirSync(dir)
+    const file = join(dir, 'a-file')
     writeFileSync(file, '')
     await expect(start({ dataDir: join(file, 'clickhouse') })).rejects.toThrow(/ENOTDIR/)
   })
@@ -328,5 +381,100 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
       await client.close()
       await server.stop()
     })
+  })
+})
+
+describe('containment of the server process', () => {
+  const CI = process.env.CI === 'true' || process.env.CI === '1'
+
+  /** Reading a value of /proc/<pid>/status. */
+  const statusOf = (pid: number, field: string) =>
+    new RegExp(`^${field}:\\s*(.*)$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]?.trim()
+
+  it('shuts it in: a root of its own data only, no capabilities, no environment, a host name of its own', async () => {
+    const dataDir = tempDir()
+    const server = await start({ dataDir, containment: CI ? 'required' : 'auto' })
+    if (!server.containment.startsWith('contained')) {
+      console.warn(`!!! containment not available here, its checks skipped: ${server.containment} !!!`)
+      return
+    }
+    expect(statusOf(server.pid, 'CapEff')).toBe('0000000000000000')
+    expect(statusOf(server.pid, 'CapBnd')).toBe('0000000000000000')
+    expect(statusOf(server.pid, 'NoNewPrivs')).toBe('1')
+    if (process.getuid?.() === 0) expect(statusOf(server.pid, 'Uid')?.split(/\s+/)[0]).not.toBe('0')
+    expect(readFileSync(`/proc/${server.pid}/environ`, 'utf8')).toBe('')
+    expect(readlinkSync(`/proc/${server.pid}/root`)).toBe(join(dataDir, 'root'))
+
+    // Tally's own user has every right in the engine: even it sees nothing of the host.
+    const client = clientFor(server)
+    const one = async (sql: string) =>
+      client.query({ query: sql, format: 'JSONEachRow' }).then(
+        async (rs) => JSON.stringify(await rs.json()),
+        (err: Error) => `error: ${err.message}`,
+      )
+    expect(await one('SELECT hostName() AS h')).toBe('[{"h":"tally-clickhouse"}]')
+    for (const path of [
+      '/etc/passwd',
+      '/etc/hostname',
+      join(secretsOf(dataDir), 'clickhouse.json'),
+      '/root/.bashrc',
+    ])
+      expect(await one(`SELECT file('${path}') AS f`)).toMatch(/FILE_DOESNT_EXIST|Cannot open file/)
+    const top = await one("SELECT arraySort(groupArray(name)) AS names FROM filesystem('/') WHERE path = '/'")
+    expect(top).toBe(`[{"names":${JSON.stringify(['dev', 'proc', 'tmp'])}}]`)
+    // Its process list is its own: no other process's environment to read.
+    const pids =
+      "SELECT groupArray(name) AS pids FROM filesystem('/proc') WHERE path = '/proc' AND match(name, '^[0-9]+$')"
+    expect(await one(pids)).toBe('[{"pids":["1"]}]')
+    await client.close()
+  })
+
+  it('as a user other than root, shuts it in with a user namespace', async () => {
+    const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path))
+    if (process.getuid?.() !== 0 || !setpriv) {
+      console.warn('!!! not root or no setpriv: the non-root containment check is skipped !!!')
+      return
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'tally-ch-nobody-'))
+    dirs.push(dir)
+    chownSync(dir, 65534, 65534)
+    const script = `import { startClickHouseServer } from ${JSON.stringify(SERVER_MODULE)}
+      const log = { info() {}, warn() {}, error() {} }
+      const server = await startClickHouseServer({ dataDir: ${JSON.stringify(join(dir, 'engine'))}, secretsDir: ${JSON.stringify(join(dir, 'secrets'))}, containment: 'required', log })
+      console.log(JSON.stringify({ pid: server.pid, containment: server.containment }))
+      process.stdin.once('data', async () => { await server.stop(); process.exit(0) })`
+    const child = spawn(
+      setpriv,
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        script,
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    )
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))
+      child.once('exit', (code) => reject(new Error(`the unprivileged start exited with ${code}`)))
+    })
+    const started = JSON.parse(line) as { pid: number; containment: string }
+    expect(started.containment).toMatch(/^contained: a user namespace/)
+    expect(statusOf(started.pid, 'CapEff')).toBe('0000000000000000')
+    expect(statusOf(started.pid, 'NoNewPrivs')).toBe('1')
+    child.stdin.write('stop\n')
+    await new Promise((resolve) => child.once('exit', resolve))
+    expect(isAlive(started.pid)).toBe(false)
+  }, 60_000)
+
+  it('runs uncontained when told to, and says so', async () => {
+    const server = await start({ dataDir: tempDir(), containment: 'off' })
+    expect(server.containment).toBe('uncontained: TALLY_CLICKHOUSE_CONTAINMENT=off')
+    expect(readlinkSync(`/proc/${server.pid}/root`)).toBe('/')
   })
 })

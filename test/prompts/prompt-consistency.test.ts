@@ -29,6 +29,7 @@ async function secondApi(): Promise<{ app: FastifyInstance; sql: postgres.Sql }>
     publisher: tally.publisher,
     rateLimiter: createMemoryRateLimiter(),
     readiness: [],
+    sqlAccess: { unavailable: 'not needed here' },
   })
   return { app, sql }
 }

@@ -6,6 +6,8 @@ export interface TestEngines {
   clickhouseUrl: string
   /** The restricted user callers' SQL runs as (CLICKHOUSE_SQL_URL); null when CLICKHOUSE_URL came without one. */
   clickhouseSqlUrl: string | null
+  /** The read-only user the analyst door runs data teams' SQL as (CLICKHOUSE_ANALYST_URL); null when none. */
+  clickhouseAnalystUrl: string | null
   clickhouseSource: string
   kafkaBrokers: string | null
   kafkaSource: string

@@ -49,6 +49,7 @@ async function findEngines(cleanups: (() => Promise<void> | void)[]): Promise<Te
     postgresSource: postgres.source,
     clickhouseUrl: clickhouse.url,
     clickhouseSqlUrl: clickhouse.sqlUrl,
+    clickhouseAnalystUrl: clickhouse.analystUrl,
     clickhouseSource: clickhouse.source,
     kafkaBrokers: kafka.brokers,
     kafkaSource: kafka.source,
@@ -134,17 +135,30 @@ async function provideClickHouse(cleanups: (() => Promise<void> | void)[]) {
     return {
       url: process.env.CLICKHOUSE_URL,
       sqlUrl: process.env.CLICKHOUSE_SQL_URL || null,
+      analystUrl: process.env.CLICKHOUSE_ANALYST_URL || null,
       source: `CLICKHOUSE_URL (${redact(process.env.CLICKHOUSE_URL)})`,
     }
   const dir = mkdtempSync(join(tmpdir(), 'tally-test-clickhouse-'))
   const { startClickHouseServer } = await import('../../services/shared/clickhouse-server/server.ts')
   const quiet = { info() {}, warn() {}, error: (obj: object, msg: string) => console.error(msg, obj) }
-  const server = await startClickHouseServer({ dataDir: dir, log: quiet })
+  const server = await startClickHouseServer({
+    dataDir: join(dir, 'engine'),
+    secretsDir: join(dir, 'secrets'),
+    containment: CI ? 'required' : 'auto',
+    // Each test file has a database of its own (harness.ts clickhouseEnv): test_<pid>.
+    analystDatabase: 'test_*',
+    log: quiet,
+  })
   cleanups.push(async () => {
     await server.stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  return { url: server.url, sqlUrl: server.sqlUrl, source: `embedded ClickHouse server ${server.endpoint}` }
+  return {
+    url: server.url,
+    sqlUrl: server.sqlUrl,
+    analystUrl: server.analystEngineUrl,
+    source: `embedded ClickHouse server ${server.endpoint} (${server.containment})`,
+  }
 }
 
 async function provideKafka(containers: boolean, cleanups: (() => Promise<void> | void)[]) {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,10 +24,15 @@ export const processDataDir = () => {
   return dir
 }
 
+/** What data teams sign in with at this test file's analyst doors. */
+const ANALYST_PASSWORD = randomBytes(24).toString('base64url')
+
 /** The shared ClickHouse server, in a database of this test file's own. */
 export const clickhouseEnv = () => ({
   CLICKHOUSE_URL: engines().clickhouseUrl,
   CLICKHOUSE_SQL_URL: engines().clickhouseSqlUrl ?? '',
+  CLICKHOUSE_ANALYST_URL: engines().clickhouseAnalystUrl ?? '',
+  TALLY_ANALYST_PASSWORD: ANALYST_PASSWORD,
   CLICKHOUSE_DATABASE: `test_${process.pid}`,
 })
 
@@ -45,6 +50,8 @@ export interface TestTally {
   clickhouse: ClickHouseClient
   blobs: BlobStore
   publisher: EventPublisher
+  /** The analyst door: where data teams' ClickHouse clients connect, and what they sign in with. */
+  analyst: { url: string; username: string; password: string } | undefined
   /** A fresh organization with an admin key: tests isolate by organization, never by truncating. */
   newOrg(): Promise<TestOrg>
   close(): Promise<void>
@@ -102,7 +109,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
     shutdown,
     options.roles ?? { api: true, ingest: true, dispatcher: true },
   )
-  const { app, url, publisher, engines: opened } = started
+  const { app, url, publisher, engines: opened, analyst } = started
   if (!app || !url || !publisher || !opened.postgres || !opened.clickhouse || !opened.blobs) {
     await shutdown.run('incomplete test start')
     throw new Error('startTestTally needs the api role')
@@ -116,6 +123,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
     clickhouse: opened.clickhouse.client,
     blobs: opened.blobs,
     publisher,
+    analyst,
     async newOrg() {
       const { organization, secret } = await keys.createOrganization(`test-${randomUUID().slice(0, 8)}`)
       return {

@@ -15,8 +15,30 @@ const MAX_REMEMBERED = 10_000
 export function createAuthFailureLimit(limiter: RateLimiter, perMinute: number) {
   const overUntil = new Map<string, number>()
 
+  /** How long `ip` stays over the limit, in ms; undefined when it is not. */
+  function blockedFor(ip: string): number | undefined {
+    const address = clientKey(ip)
+    const until = overUntil.get(address)
+    if (until === undefined) return undefined
+    const left = until - Date.now()
+    if (left > 0) return left
+    overUntil.delete(address)
+    return undefined
+  }
+
+  /** Counts a failure of `ip`: how long it is now over the limit, in ms, or undefined. */
+  async function countFailure(ip: string): Promise<number | undefined> {
+    const address = clientKey(ip)
+    const window = await limiter.hit(`auth-failures:${address}`, perMinute)
+    if (window.allowed) return undefined
+    const oldest = overUntil.keys().next()
+    if (overUntil.size >= MAX_REMEMBERED && !oldest.done) overUntil.delete(oldest.value)
+    overUntil.set(address, Date.now() + window.resetMs)
+    return window.resetMs
+  }
+
   const refusal = (reply: FastifyReply, ms: number) => {
-    const seconds = Math.max(1, Math.ceil(ms / 1000))
+    const seconds = retryAfterSeconds(ms)
     reply.header('Retry-After', seconds)
     return new AppError(
       429,
@@ -26,28 +48,24 @@ export function createAuthFailureLimit(limiter: RateLimiter, perMinute: number) 
   }
 
   return {
+    perMinute,
+    blockedFor,
+    countFailure,
     /** Throws the 429 while `ip` is over the limit. */
     check(ip: string, reply: FastifyReply): void {
-      const address = clientKey(ip)
-      const until = overUntil.get(address)
-      if (until === undefined) return
-      const left = until - Date.now()
-      if (left > 0) throw refusal(reply, left)
-      overUntil.delete(address)
+      const left = blockedFor(ip)
+      if (left !== undefined) throw refusal(reply, left)
     },
 
     /** Counts a failure of `ip`: the 429 to answer instead of the 401 once it is over the limit. */
     async failed(ip: string, reply: FastifyReply): Promise<AppError | undefined> {
-      const address = clientKey(ip)
-      const window = await limiter.hit(`auth-failures:${address}`, perMinute)
-      if (window.allowed) return undefined
-      const oldest = overUntil.keys().next()
-      if (overUntil.size >= MAX_REMEMBERED && !oldest.done) overUntil.delete(oldest.value)
-      overUntil.set(address, Date.now() + window.resetMs)
-      return refusal(reply, window.resetMs)
+      const left = await countFailure(ip)
+      return left === undefined ? undefined : refusal(reply, left)
     },
   }
 }
+
+export const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
 
 export type AuthFailureLimit = ReturnType<typeof createAuthFailureLimit>
 

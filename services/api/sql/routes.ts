@@ -70,15 +70,11 @@ const sqlSchema = z
   })
   .meta({ id: 'SqlSchema' })
 
-/** Without a restricted ClickHouse user there is no safe way to run a caller's SQL: 503, saying what is missing. */
-const notSetUp = () =>
-  new AppError(
-    503,
-    'sql_not_configured',
-    'SQL is not set up on this Tally: its ClickHouse needs the restricted user of docs/data-teams.md, named by CLICKHOUSE_SQL_URL',
-  )
+/** Without a checked restricted ClickHouse user there is no safe way to run a caller's SQL: 503, saying why. */
+const notSetUp = (why: string) => new AppError(503, 'sql_not_configured', why)
 
-export function sqlRoutes(runner: SqlRunner | undefined, gate: QueryGate): FastifyPluginAsyncZod {
+/** `runner`, or why there is none (sql/engine-user.ts). */
+export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/sql/query', {
       schema: {
@@ -103,7 +99,7 @@ export function sqlRoutes(runner: SqlRunner | undefined, gate: QueryGate): Fasti
         },
       },
       handler: async (request, reply) => {
-        if (!runner) throw notSetUp()
+        if (typeof runner === 'string') throw notSetUp(runner)
         const { organizationId } = principalOf(request)
         const { sql, params, format } = request.body
         return gate.run(organizationId, async () => {
@@ -131,7 +127,7 @@ export function sqlRoutes(runner: SqlRunner | undefined, gate: QueryGate): Fasti
         response: { 200: envelope(sqlSchema), ...errorResponses },
       },
       handler: async () => {
-        if (!runner) throw notSetUp()
+        if (typeof runner === 'string') throw notSetUp(runner)
         return ok({ tables: await runner.schema() })
       },
     })

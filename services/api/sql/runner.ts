@@ -7,14 +7,16 @@ import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
+import { createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
 
 /**
  * Runs a caller's SQL as the restricted ClickHouse user (`tally_sql`), against the views of
  * services/shared/clickhouse/sql-views.ts. What keeps an organization to its own rows is
  * ClickHouse's: the user's grants (those views, nothing else), the views' filter on the
  * `X-Tally-Organization` header Tally sets here, and readonly=1 set with Tally's limits on each
- * request, so no SETTINGS in the query can loosen them. Tally itself only checks, with ClickHouse's
- * own parser, that the text is one SELECT (no FORMAT of its own: Tally picks the format).
+ * request, so no SETTINGS in the query can loosen them. Before it runs, guard.ts checks ClickHouse's
+ * own parse of the text: one SELECT (no FORMAT of its own: Tally picks the format) whose every
+ * function is on the allowlist (no file(), no hostName(), no url(), …).
  */
 
 type SqlFormat = 'json' | 'csv' | 'parquet'
@@ -61,12 +63,6 @@ const queriesTotal = new Counter({
   labelNames: ['outcome'],
 })
 
-/** The lines EXPLAIN AST may answer: a 100 KB statement has far fewer AST nodes. */
-const EXPLAIN_MAX_LINES = 1_000_000
-
-/** The one root a statement may have: a SELECT, or SELECTs joined by UNION/WITH, and no FORMAT. */
-const ONE_SELECT = /^SelectWithUnionQuery \(children 1\)$/
-
 /** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as the caller reads it. */
 function callerMessage(err: ClickHouseError): string {
   return err.message
@@ -107,8 +103,18 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
   ): Promise<T> {
     const deadline = AbortSignal.timeout(limits.deadlineMs)
     const options = { abort_signal: deadline, http_headers: { [SQL_ORGANIZATION_HEADER]: organizationId } }
+    // exec sends the text as it is: query() would add a FORMAT clause of its own.
+    const guard = createSqlGuard(async (statement, query_params) => {
+      const { stream } = await client.exec({
+        query: statement,
+        query_params,
+        clickhouse_settings: settings(EXPLAIN_SETTINGS),
+        ...options,
+      })
+      return text(stream)
+    })
     try {
-      await checkStatement(sql, { ...options, query_params: params })
+      await guard.check(sql, 'select', params)
       const result = await action(options)
       queriesTotal.inc({ outcome: 'ok' })
       return result
@@ -121,6 +127,7 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
 
   function toCallerError(err: unknown, deadlinePassed: boolean): AppError | undefined {
     if (err instanceof AppError) return err
+    if (err instanceof SqlRefused) return badRequest(`sql: ${err.message}`)
     const limit = limits.exceeded(deadlinePassed ? new DeadlinePassed() : err)
     if (limit) return limit
     if (err instanceof ClickHouseError) {
@@ -133,27 +140,6 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
       return badRequest(`sql: ${callerMessage(err)}`)
     }
     return undefined
-  }
-
-  /** One SELECT, checked by ClickHouse's parser (EXPLAIN AST), never by a pattern on the text. */
-  async function checkStatement(sql: string, options: object): Promise<void> {
-    // exec sends the text as it is: query() would add a FORMAT clause, which EXPLAIN would read as the SELECT's.
-    const { stream } = await client.exec({
-      query: `EXPLAIN AST ${sql}`,
-      // A line per AST node: the answer's limits are for the caller's rows, not these.
-      clickhouse_settings: settings({
-        default_format: 'TabSeparatedRaw',
-        max_result_rows: String(EXPLAIN_MAX_LINES),
-        max_result_bytes: String(EXPLAIN_MAX_LINES * 1024),
-      }),
-      ...options,
-    })
-    const firstLine = (await text(stream)).split('\n', 1)[0] ?? ''
-    if (!ONE_SELECT.test(firstLine))
-      throw badRequest(
-        'sql: must be one SELECT statement (WITH, UNION and subqueries allowed), without FORMAT or INTO OUTFILE: ' +
-          `ClickHouse reads it as ${firstLine.split(' ')[0] || 'nothing'}${firstLine.includes('children 2') ? ' with a FORMAT or INTO OUTFILE clause' : ''}`,
-      )
   }
 
   return {

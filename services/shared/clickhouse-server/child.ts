@@ -6,13 +6,12 @@
  * when the pipe closes because the parent is gone (even after kill -9): the server never outlives
  * its owner.
  */
-import { renameSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { tryLockFile } from '../file-lock.ts'
-import { hardExit, runClickHouse } from './native.ts'
+import { hardExit, loadClickHouse, runClickHouse } from './native.ts'
 import { listeningPorts } from './proc.ts'
 import {
   type ChildMessage,
@@ -21,8 +20,8 @@ import {
   FILES,
   KEEPALIVE_QUERY_ID,
   type ParentMessage,
-  type ServerState,
 } from './protocol.ts'
+import { enterSandbox } from './sandbox.ts'
 
 const POLL_MS = 20
 
@@ -146,6 +145,9 @@ function start(): void {
     // With a log level set, clickhouse-local prints its own errors (port taken, bad config) to
     // stderr, where the parent collects them, instead of into a result nobody reads.
     '--log-level=warning',
+    // Its own session's statements may be this long; its user's profile allows one byte to anyone
+    // else signing in as that user over HTTP (config.ts).
+    '--max_query_size=1000000',
     `--http_port=${options.httpPort}`,
     '--listen_host=127.0.0.1',
     `--query_id=${KEEPALIVE_QUERY_ID}`,
@@ -153,8 +155,10 @@ function start(): void {
     '--query=SYSTEM START LISTEN HTTP; SELECT sleepEachRow(3600) FROM system.numbers ' +
       'SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0 FORMAT Null',
   ]
+  const entry = loadClickHouse(options.libchdbPath)
+  if (options.sandbox) enterSandbox(options.sandbox)
   clickHouseStarted = true
-  returnCode = runClickHouse(options.libchdbPath, argv)
+  returnCode = runClickHouse(entry, argv)
   const deadline = Date.now() + options.listenDeadlineMs
   const poll = () => {
     const ports = listeningPorts()
@@ -185,11 +189,7 @@ async function listening(found: number, deadline: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
   port = found
-  const state: ServerState = { pid: process.pid, httpPort: found, startedAt: new Date().toISOString() }
-  const path = join(options.dataDir, FILES.state)
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(state)}\n`, { mode: 0o600 })
-  renameSync(`${path}.tmp`, path)
-  send({ type: 'listening', port: found, pid: process.pid, returnCode })
+  send({ type: 'listening', port: found, returnCode })
   // A SIGTERM or SIGINT from outside (a service manager stopping the whole process group) stops
   // ClickHouse cleanly when this handler gets it. ClickHouse also installs signal handling of its
   // own while it runs, and where that wins the process ends at once: written data is kept (MergeTree

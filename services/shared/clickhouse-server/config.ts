@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { FILES } from './protocol.ts'
 
@@ -9,11 +18,14 @@ interface User {
 }
 
 /**
- * Tally's own user (every right), the analysts' read-only one, and the one Tally runs callers' SQL
- * as (`POST /v1/sql/query`): it reads only the organization-scoped views.
+ * Tally's own user (every right); `analyst`, what data teams sign in with at Tally's analyst door
+ * (a ClickHouse-HTTP endpoint of Tally's, not the engine's port); `analystEngine`, the read-only
+ * engine user the door runs their checked queries as; and `sql`, the one Tally runs callers' SQL as
+ * (`POST /v1/sql/query`): it reads only the organization-scoped views.
  */
 export interface Credentials extends User {
   analyst: User
+  analystEngine: User
   sql: User
 }
 
@@ -33,18 +45,30 @@ export const SQL_CEILINGS = {
 
 const newPassword = () => randomBytes(24).toString('base64url')
 
+/** Where the passwords are kept: Tally's secrets directory, never the engine's own (it can read that). */
+const CREDENTIALS_FILE = 'clickhouse.json'
+/** Where versions before containment kept them: in the engine's directory. */
+const OLD_CREDENTIALS_FILE = 'credentials.json'
+
 /**
- * The passwords of the `tally` and `analyst` users, made once per data directory and kept there
- * (mode 0600): any local process can reach 127.0.0.1, so the server must not answer to a user
- * without a password. Created with link(2), which fails if the file exists, so two processes
- * starting at once agree.
+ * The passwords of the engine's users, made once and kept in `secretsDir` (mode 0600, in a 0700
+ * directory the contained engine cannot reach): any local process can reach 127.0.0.1, so the server
+ * must not answer to a user without a password. Created with link(2), which fails if the file
+ * exists, so two processes starting at once agree. A file of an older version (in the engine's
+ * directory, or without some users) is moved and completed, keeping the passwords it gave.
  */
-export function loadCredentials(dataDir: string): Credentials {
-  const path = join(dataDir, FILES.credentials)
+export function loadCredentials(secretsDir: string, dataDir: string): Credentials {
+  mkdirSync(secretsDir, { recursive: true, mode: 0o700 })
+  chmodSync(secretsDir, 0o700)
+  const path = join(secretsDir, CREDENTIALS_FILE)
+  const old = join(dataDir, OLD_CREDENTIALS_FILE)
+  if (existsSync(old) && !existsSync(path)) renameSync(old, path)
+  rmSync(old, { force: true })
   const fresh: Credentials = {
     username: 'tally',
     password: newPassword(),
     analyst: { username: 'analyst', password: newPassword() },
+    analystEngine: { username: 'tally_analyst', password: newPassword() },
     sql: { username: 'tally_sql', password: newPassword() },
   }
   const tmp = `${path}.${process.pid}.tmp`
@@ -56,18 +80,16 @@ export function loadCredentials(dataDir: string): Credentials {
   } finally {
     rmSync(tmp, { force: true })
   }
-  const stored = JSON.parse(readFileSync(path, 'utf8')) as Credentials
+  chmodSync(path, 0o600)
+  const stored = JSON.parse(readFileSync(path, 'utf8')) as Partial<Credentials>
   if (typeof stored.username !== 'string' || typeof stored.password !== 'string')
     throw new Error(`${path} holds no username/password: remove it to make new ones`)
-  // Made before the analyst or sql user existed: add them, keeping the passwords already given.
-  if (typeof stored.analyst?.password !== 'string' || typeof stored.sql?.password !== 'string') {
-    const upgraded = { ...fresh, ...stored }
-    if (typeof upgraded.analyst?.password !== 'string') upgraded.analyst = fresh.analyst
-    if (typeof upgraded.sql?.password !== 'string') upgraded.sql = fresh.sql
-    writeAtomically(path, `${JSON.stringify(upgraded)}\n`)
-    return upgraded
-  }
-  return stored
+  const users = ['analyst', 'analystEngine', 'sql'] as const
+  if (users.every((user) => typeof stored[user]?.password === 'string')) return stored as Credentials
+  const upgraded = { ...fresh, ...stored } as Credentials
+  for (const user of users) if (typeof stored[user]?.password !== 'string') upgraded[user] = fresh[user]
+  writeAtomically(path, `${JSON.stringify(upgraded)}\n`)
+  return upgraded
 }
 
 /**
@@ -76,8 +98,9 @@ export function loadCredentials(dataDir: string): Credentials {
  */
 export function writeServerConfig(dataDir: string, credentials: Credentials, database: string): string {
   const configPath = join(dataDir, FILES.config)
+  mkdirSync(join(dataDir, FILES.userFiles), { recursive: true, mode: 0o700 })
   writeAtomically(join(dataDir, FILES.users), usersXml(credentials, database))
-  writeAtomically(configPath, CONFIG_XML)
+  writeAtomically(configPath, configXml(dataDir))
   return configPath
 }
 
@@ -91,10 +114,16 @@ function writeAtomically(path: string, text: string): void {
 // clickhouse-local reads users only from users_xml (a local_directory entry is ignored, so
 // CREATE USER / CREATE ROW POLICY fail: "no writeable access storage"). The log's level and
 // path are set on the command line: clickhouse-local overrides logger.level from its options.
-const CONFIG_XML = `<clickhouse>
+// The file paths a query may name are an empty directory of the server's own (clickhouse-local
+// does not enforce them, the containment does; they are set for depth). UTC whatever the host's
+// zone: the contained server has no /etc/localtime, and times must not depend on where it runs.
+const configXml = (dataDir: string) => `<clickhouse>
   <user_directories>
     <users_xml><path>${FILES.users}</path></users_xml>
   </user_directories>
+  <user_files_path>${xmlText(join(dataDir, FILES.userFiles))}/</user_files_path>
+  <format_schema_path>${xmlText(join(dataDir, FILES.userFiles))}/</format_schema_path>
+  <timezone>UTC</timezone>
   <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
   <logger>
     <size>20M</size>
@@ -103,39 +132,114 @@ const CONFIG_XML = `<clickhouse>
 </clickhouse>
 `
 
+const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
 const sha256 = (password: string) => createHash('sha256').update(password).digest('hex')
 
 /**
- * `default` is the user clickhouse-local itself runs as (it has no option to pick another): it may
- * only start the listener and read system.numbers for the keep-alive query. Its networks cannot
- * keep out HTTP clients on 127.0.0.1 (clickhouse-local authenticates as a loopback address), hence
- * the narrow grants. `tally` is the service's user, with every right. `analyst` is for data teams:
- * readonly=1 (no writes, no DDL, no settings changed back), SELECT on Tally's database only, and
- * a profile of limits so one dashboard cannot starve the service. `tally_sql` runs callers' SQL
- * (POST /v1/sql/query): SELECT on the `sql_*` databases of organization-scoped views only
- * (clickhouse/sql-views.ts), no table functions reading anything (no CREATE TEMPORARY TABLE, no
- * sources), system tables only those ClickHouse shows every user (filtered to what it may see), and
- * its limits capped by constraints. Tally adds readonly=1 to each of its queries, so the query's
- * own SETTINGS cannot change a thing.
+ * What an analyst's query may take at most (the engine's `analyst` profile): the door's deadline
+ * (TALLY_ANALYST_TIMEOUT) is set a little past the time limit.
  */
-function usersXml({ username, password, analyst, sql }: Credentials, database: string): string {
+const ANALYST_LIMITS = {
+  executionSeconds: 60,
+  memory: 4_000_000_000,
+  resultRows: 1_000_000,
+} as const
+
+/**
+ * Settings a ClickHouse driver may change although the analyst user is read-only (readonly=1
+ * refuses every other change): harmless ones drivers send on their own (JDBC sends async_insert=0
+ * on connect), output shaping, and the limits within the profile's ceilings.
+ */
+const ANALYST_CHANGEABLE: Record<string, { min?: number | string; max?: number | string }> = {
+  async_insert: {},
+  wait_for_async_insert: {},
+  send_progress_in_http_headers: {},
+  http_headers_progress_interval_ms: { min: 100 },
+  extremes: {},
+  join_use_nulls: {},
+  session_timezone: {},
+  date_time_output_format: {},
+  date_time_input_format: {},
+  output_format_json_quote_64bit_integers: {},
+  output_format_json_quote_64bit_floats: {},
+  output_format_json_quote_decimals: {},
+  output_format_json_quote_denormals: {},
+  output_format_json_named_tuples_as_objects: {},
+  output_format_write_statistics: {},
+  output_format_pretty_max_rows: {},
+  output_format_pretty_color: {},
+  max_result_rows: { min: 1, max: ANALYST_LIMITS.resultRows },
+  max_execution_time: { min: 1, max: ANALYST_LIMITS.executionSeconds },
+  max_block_size: { min: 1, max: 65_536 },
+}
+
+/** Settings clickhouse-local turns on for itself that no user of Tally's may have. */
+const LOCAL_OVERRIDES_OFF = `
+      <allow_introspection_functions>0</allow_introspection_functions>
+      <implicit_select>0</implicit_select>`
+const LOCAL_OVERRIDES_CONST = `
+        <allow_introspection_functions><const/></allow_introspection_functions>
+        <implicit_select><const/></implicit_select>`
+
+/**
+ * The engine's users. `default` is the one clickhouse-local's own connection signs in as, with no
+ * password (it has no option to pick another, nor to give one; and its networks cannot keep out
+ * HTTP clients on 127.0.0.1: clickhouse-local signs in as a loopback address). So over HTTP it must
+ * be able to do nothing: its profile allows statements of at most one byte (max_query_size=1,
+ * fixed by a constraint), which parse as nothing; clickhouse-local's own session gets a larger
+ * max_query_size on its command line (child.ts), which it applies to itself only. Its grants are
+ * starting the listener and the keep-alive query's system.numbers. `tally` is the service's user,
+ * with every right. `tally_analyst` runs data teams' statements that Tally's analyst door has
+ * checked: readonly=1 (no writes, no DDL, no settings but ANALYST_CHANGEABLE), SELECT on Tally's
+ * database only, limits so one dashboard cannot starve the service, and a password only Tally
+ * knows. `tally_sql` runs callers' SQL (POST /v1/sql/query): SELECT on the `sql_*` databases of
+ * organization-scoped views only (clickhouse/sql-views.ts), no sources, system tables only those
+ * ClickHouse shows every user (filtered to what it may see), and its limits capped by
+ * constraints. Tally adds readonly=1 to each of its queries, so the query's own SETTINGS cannot
+ * change a thing.
+ */
+function usersXml(
+  { username, password, analystEngine: analyst, sql }: Credentials,
+  database: string,
+): string {
   const c = SQL_CEILINGS
+  const a = ANALYST_LIMITS
+  const changeable = Object.entries(ANALYST_CHANGEABLE)
+    .map(
+      ([name, { min, max }]) =>
+        `        <${name}>${min === undefined ? '' : `<min>${min}</min>`}${max === undefined ? '' : `<max>${max}</max>`}<changeable_in_readonly/></${name}>`,
+    )
+    .join('\n')
   return `<clickhouse>
   <profiles>
     <default/>
     <keepalive>
       <max_execution_time>0</max_execution_time>
+      <max_query_size>1</max_query_size>
+      <implicit_select>0</implicit_select>
+      <constraints>
+        <max_query_size><const/></max_query_size>
+        <implicit_select><const/></implicit_select>
+      </constraints>
     </keepalive>
     <analyst>
-      <readonly>1</readonly>
-      <max_execution_time>60</max_execution_time>
-      <max_memory_usage>4000000000</max_memory_usage>
+      <readonly>1</readonly>${LOCAL_OVERRIDES_OFF}
+      <max_execution_time>${a.executionSeconds}</max_execution_time>
+      <max_memory_usage>${a.memory}</max_memory_usage>
       <max_threads>1</max_threads>
-      <max_result_rows>1000000</max_result_rows>
+      <max_result_rows>${a.resultRows}</max_result_rows>
       <result_overflow_mode>throw</result_overflow_mode>
+      <cancel_http_readonly_queries_on_client_close>1</cancel_http_readonly_queries_on_client_close>
+      <constraints>${LOCAL_OVERRIDES_CONST}
+        <max_memory_usage><const/></max_memory_usage>
+        <max_threads><const/></max_threads>
+        <result_overflow_mode><const/></result_overflow_mode>
+${changeable}
+      </constraints>
     </analyst>
     <sql>
-      <allow_get_client_http_header>1</allow_get_client_http_header>
+      <allow_get_client_http_header>1</allow_get_client_http_header>${LOCAL_OVERRIDES_OFF}
       <max_execution_time>${c.executionSeconds}</max_execution_time>
       <max_rows_to_read>${c.rowsToRead}</max_rows_to_read>
       <max_bytes_to_read>${c.bytesToRead}</max_bytes_to_read>
@@ -144,7 +248,7 @@ function usersXml({ username, password, analyst, sql }: Credentials, database: s
       <max_result_bytes>${c.resultBytes}</max_result_bytes>
       <max_threads>1</max_threads>
       <result_overflow_mode>throw</result_overflow_mode>
-      <constraints>
+      <constraints>${LOCAL_OVERRIDES_CONST}
         <allow_get_client_http_header><const/></allow_get_client_http_header>
         <max_execution_time><min>1</min><max>${c.executionSeconds}</max></max_execution_time>
         <max_rows_to_read><min>1</min><max>${c.rowsToRead}</max></max_rows_to_read>

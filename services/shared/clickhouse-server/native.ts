@@ -34,8 +34,15 @@ export function hardExit(code: number): never {
  */
 let chdb: ReturnType<typeof koffi.load> | undefined
 
+/** Loads libchdb.so: done before the child shuts itself in (sandbox.ts), where the file is out of reach. */
+export function loadClickHouse(libchdbPath: string): unknown {
+  chdb ??= koffi.load(libchdbPath)
+  return chdb.symbol('query_stable_v2')
+}
+
 /**
- * Runs clickhouse-local's `query_stable_v2(argc, argv)` on a new thread and returns at once.
+ * Runs clickhouse-local's `query_stable_v2(argc, argv)` (`entry`, from loadClickHouse) on a new
+ * thread and returns at once.
  *
  * koffi runs every native call on a stack of its own, and ClickHouse checks that the stack it
  * runs on is its thread's (checkStackSize: "Stack size too large", code 306, on every query).
@@ -48,9 +55,7 @@ let chdb: ReturnType<typeof koffi.load> | undefined
  * older exit handler (Node's, libchdb's static destructors) can run beside the JS thread.
  * The returned value is the exit status the process will then have.
  */
-export function runClickHouse(libchdbPath: string, args: readonly string[]): number {
-  chdb ??= koffi.load(libchdbPath)
-  const entry = chdb.symbol('query_stable_v2')
+export function runClickHouse(entry: unknown, args: readonly string[]): number {
   // Built with malloc: the strings must outlive this call, which koffi's own buffers do not.
   const argv = malloc((args.length + 1) * 8)
   args.forEach((arg, i) => {

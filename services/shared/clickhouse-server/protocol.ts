@@ -17,19 +17,31 @@ export interface ChildOptions {
   stopGraceMs: number
   /** How long the child looks for the port ClickHouse listens on before it gives up. */
   listenDeadlineMs: number
+  /** Where the child shuts itself in before ClickHouse starts (sandbox.ts); absent: it runs uncontained. */
+  sandbox?: SandboxOptions
+}
+
+export interface SandboxOptions {
+  /** An empty directory the child's root is built in. */
+  root: string
+  /** The one directory of the host the child keeps, read-write, at the same path. */
+  dataDir: string
+  /** As real root: the unprivileged user the child becomes. Absent in a user namespace. */
+  runAs?: { uid: number; gid: number }
 }
 
 export type ChildMessage =
   /** Another process holds the data directory's lock: a server runs there or is starting. */
   | { type: 'locked' }
   /** `returnCode`: the exit status the child will have once clickhouse-local returns (a clean stop). */
-  | { type: 'listening'; port: number; pid: number; returnCode: number }
+  | { type: 'listening'; port: number; returnCode: number }
   | { type: 'stopping'; reason: string }
 
 export type ParentMessage = { type: 'start'; options: ChildOptions } | { type: 'stop' }
 
-/** Written by the child once it listens, read by any process that wants to attach. */
+/** Written by the owner once its server listens, read by any process that wants to attach. */
 export interface ServerState {
+  /** The process that hosts ClickHouse, as the host sees it. */
   pid: number
   httpPort: number
   startedAt: string
@@ -38,7 +50,10 @@ export interface ServerState {
 export const FILES = {
   lock: 'server.lock',
   state: 'server.json',
-  credentials: 'credentials.json',
+  /** The root the contained child is built in: an empty directory. */
+  root: 'root',
+  /** user_files_path and format_schema_path: empty, the child's own. */
+  userFiles: 'user_files',
   config: 'config.xml',
   users: 'users.xml',
   log: 'clickhouse-server.log',

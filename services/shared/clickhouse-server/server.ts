@@ -5,8 +5,10 @@
  * to it instead of starting another.
  */
 import { chmodSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { delay, isAlive } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
+import { type ContainmentMode, planContainment } from './containment.ts'
 import { FILES, type ServerState } from './protocol.ts'
 import { spawnServer } from './spawn.ts'
 import { addresses, findRunning } from './state.ts'
@@ -20,6 +22,13 @@ export interface ServerLog {
 export interface ClickHouseServerOptions {
   /** Tally passes `$TALLY_DATA_DIR/clickhouse-server`. Created (mode 0700) if missing. */
   dataDir: string
+  /**
+   * Where the users' passwords are kept (`clickhouse.json`, 0600): outside `dataDir`, which the
+   * server itself can read. Tally passes `$TALLY_DATA_DIR/secrets`. Created (mode 0700) if missing.
+   */
+  secretsDir: string
+  /** How the server process is shut in (containment.ts). Default `auto`. */
+  containment?: ContainmentMode
   /** Default: a port the kernel picks. */
   httpPort?: number
   /** The database the read-only `analyst` user may read. Default `default`. */
@@ -43,8 +52,10 @@ export interface ClickHouseServer {
   url: string
   /** The same without credentials, for logs. */
   endpoint: string
-  /** The read-only `analyst` user's URL, for data teams' clients. */
-  analystUrl: string
+  /** The read-only engine user Tally's analyst door runs data teams' checked queries as. */
+  analystEngineUrl: string
+  /** What data teams sign in with at that door (never valid on the engine's own port). */
+  analyst: { username: string; password: string }
   /** The `tally_sql` user's URL: what callers' SQL runs as. */
   sqlUrl: string
   username: string
@@ -52,6 +63,8 @@ export interface ClickHouseServer {
   pid: number
   /** True when another process started this server: stop() then leaves it running. */
   attached: boolean
+  /** How the server process is contained, or why it is not (for start-up logs and the banner). */
+  containment: string
   /**
    * Called once if the server ends other than through this handle's stop(). The handle does not
    * keep the Node process alive by itself: when its owner exits, the server stops.
@@ -76,12 +89,14 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   // usual mode, which embedded Postgres, run as the postgres user under root, must be able to enter.
   mkdirSync(dataDir, { recursive: true })
   chmodSync(dataDir, 0o700)
-  const credentials = loadCredentials(dataDir)
+  const credentials = loadCredentials(options.secretsDir, dataDir)
   for (;;) {
     const running = await findRunning(dataDir)
     if (running) return attach(running, credentials, options)
     writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default')
-    const owned = await spawnServer(options, credentials, deadline)
+    mkdirSync(join(dataDir, FILES.root), { recursive: true, mode: 0o755 })
+    const containment = planContainment(options.containment ?? 'auto', dataDir)
+    const owned = await spawnServer(options, credentials, containment, deadline)
     if (owned !== 'locked') return owned
     // Another process holds the lock: its server is starting. Attach once it answers; try again
     // ourselves if it does not (its starter may have died and released the lock).
@@ -119,6 +134,7 @@ function attach(
     ...server,
     pid: state.pid,
     attached: true,
+    containment: 'as its owner started it',
     onExit: (listener) => void listeners.push(listener),
     async stop() {
       clearInterval(watch)

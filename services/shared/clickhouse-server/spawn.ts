@@ -1,11 +1,15 @@
 /** Starting a server of our own: the child process, its readiness, its end. */
 import { spawn } from 'node:child_process'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
+import { constants } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { libchdbPath } from 'chdb/libchdb'
 import { delay } from '../os.ts'
 import type { Credentials } from './config.ts'
-import { type ChildMessage, EXIT, type ParentMessage } from './protocol.ts'
+import type { Containment } from './containment.ts'
+import { type ChildMessage, EXIT, FILES, type ParentMessage, type ServerState } from './protocol.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './server.ts'
 import { addresses, forgetState, ping, within } from './state.ts'
 
@@ -16,6 +20,8 @@ const STDERR_LINES = 40
 const FORCED_SHUTDOWN = 1
 /** The child's own stop deadline is later than the parent's: the parent's SIGKILL comes first. */
 const CHILD_GRACE_EXTRA_MS = 1_000
+/** How long the launcher may take to notice its killed child and exit before it is killed too. */
+const LAUNCHER_GRACE_MS = 2_000
 
 type Started = ClickHouseServer | 'locked'
 
@@ -23,14 +29,21 @@ type Started = ClickHouseServer | 'locked'
 export function spawnServer(
   options: ClickHouseServerOptions,
   credentials: Credentials,
+  containment: Containment,
   deadline: number,
 ): Promise<Started> {
   const { dataDir, log } = options
   const deadlineMs = options.deadlineMs ?? 30_000
   const stopDeadlineMs = options.stopDeadlineMs ?? 15_000
   const startedAt = Date.now()
-  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', CHILD], {
+  const node = [process.execPath, '--disable-warning=ExperimentalWarning', CHILD]
+  const [command = '', ...args] = containment.launcher
+    ? [containment.launcher.command, ...containment.launcher.args, '--', ...node]
+    : node
+  const child = spawn(command, args, {
     cwd: dataDir,
+    // Nothing of Tally's environment (keys, database URLs, cloud credentials) reaches the engine.
+    env: {},
     // detached: a Ctrl-C in the terminal reaches the parent only, which then stops the server.
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
@@ -39,13 +52,15 @@ export function spawnServer(
   // A child that dies resets its pipes; its exit event is what reports that.
   for (const stream of [pipe, child.stdout, child.stderr]) stream?.on('error', () => {})
   const stderr: string[] = []
+  /** The process that runs ClickHouse: the child, or the launcher's child when contained. */
+  let serverPid = child.pid as number
   let stopRequested = false
   let returnCode: number | undefined
   let exited: ServerExit | undefined
   const exitListeners: ((exit: ServerExit) => void)[] = []
   const exitedPromise = new Promise<ServerExit>((resolve) =>
     child.once('exit', (code, signal) => {
-      exited = { code, signal, stderr: stderr.join('\n') }
+      exited = { ...serverExit(code, signal, containment), stderr: stderr.join('\n') }
       resolve(exited)
     }),
   )
@@ -58,6 +73,20 @@ export function spawnServer(
     else log.warn({ line }, 'clickhouse_server_stderr')
   })
   collectLines(child.stdout, (line) => log.info({ line }, 'clickhouse_server_stdout'))
+  /**
+   * SIGKILL to the server process. Contained, that is the launcher's child: the launcher reaps it,
+   * then exits, so its exit means the server is gone; it is killed itself only if it has not
+   * exited a while later. A child not yet known dies with the launcher (its parent-death signal).
+   */
+  const killServer = () => {
+    if (serverPid === child.pid) return void child.kill('SIGKILL')
+    try {
+      process.kill(serverPid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+    setTimeout(() => child.kill('SIGKILL'), LAUNCHER_GRACE_MS).unref()
+  }
   const send = (message: ParentMessage) => {
     if (pipe.writable) pipe.write(`${JSON.stringify(message)}\n`)
   }
@@ -71,6 +100,9 @@ export function spawnServer(
       password: credentials.password,
       stopGraceMs: stopDeadlineMs + CHILD_GRACE_EXTRA_MS,
       listenDeadlineMs: Math.max(0, deadline - Date.now()),
+      ...(containment.sandbox
+        ? { sandbox: { ...containment.sandbox, root: join(dataDir, FILES.root), dataDir } }
+        : {}),
     },
   })
 
@@ -93,7 +125,7 @@ export function spawnServer(
     let waitingFor = 'the child to report the port ClickHouse listens on'
     const timer = setTimeout(
       () => {
-        child.kill('SIGKILL')
+        killServer()
         settle(failure(`gave up after ${deadlineMs} ms waiting for ${waitingFor}; killed pid ${child.pid}`))
       },
       Math.max(0, deadline - Date.now()),
@@ -110,17 +142,32 @@ export function spawnServer(
       try {
         message = JSON.parse(line) as ChildMessage
       } catch {
-        child.kill('SIGKILL')
+        killServer()
         return settle(failure(`the child wrote something other than JSON on its pipe: ${line}`))
       }
       if (message.type === 'locked') settle('locked')
       if (message.type !== 'listening') return
       returnCode = message.returnCode
+      if (containment.launcher) {
+        try {
+          serverPid = launchedChild(child.pid as number)
+        } catch (err) {
+          killServer()
+          return settle(failure((err as Error).message))
+        }
+      }
       const server = addresses(message.port, credentials)
       waitingFor = `GET ${server.endpoint}/ping to answer "Ok."`
       const poll = async () => {
         while (!settled && exited === undefined) {
-          if (await ping(message.port)) return settle(owned(server))
+          if (await ping(message.port)) {
+            writeState(dataDir, {
+              pid: serverPid,
+              httpPort: message.port,
+              startedAt: new Date().toISOString(),
+            })
+            return settle(owned(server))
+          }
           await delay(POLL_MS)
         }
       }
@@ -136,22 +183,29 @@ export function spawnServer(
     ;(child.stdout as Socket).unref()
     ;(child.stderr as Socket).unref()
     void exitedPromise.then((exit) => {
-      forgetState(dataDir, child.pid)
+      forgetState(dataDir, serverPid)
       if (stopRequested) return
       // Its own return code: stopped by a signal or a KILL of its keep-alive query; else it failed.
       const how = exit.code === returnCode ? 'stopped by someone else' : 'died'
-      log.error({ ...exit, pid: child.pid, dataDir }, `clickhouse_server_exited: ${how}`)
+      log.error({ ...exit, pid: serverPid, dataDir }, `clickhouse_server_exited: ${how}`)
       for (const listener of exitListeners) listener(exit)
     })
-    const pid = child.pid as number
+    const pid = serverPid
     log.info(
-      { endpoint: server.endpoint, pid, dataDir, ms: Date.now() - startedAt },
+      {
+        endpoint: server.endpoint,
+        pid,
+        dataDir,
+        ms: Date.now() - startedAt,
+        containment: containment.describe,
+      },
       'clickhouse_server_started',
     )
     return {
       ...server,
       pid,
       attached: false,
+      containment: containment.describe,
       onExit: (listener) => void exitListeners.push(listener),
       stop: () => stopChild(),
     }
@@ -164,7 +218,7 @@ export function spawnServer(
     send({ type: 'stop' })
     const done = await within(exitedPromise, stopDeadlineMs)
     if (done) {
-      const facts = { ...done, pid: child.pid, ms: Date.now() - started }
+      const facts = { ...done, pid: serverPid, ms: Date.now() - started }
       if (done.code === returnCode) log.info(facts, 'clickhouse_server_stopped')
       else if (done.code === FORCED_SHUTDOWN)
         log.warn(
@@ -175,13 +229,43 @@ export function spawnServer(
       else log.warn(facts, 'clickhouse_server_stopped_uncleanly')
       return
     }
-    child.kill('SIGKILL')
+    killServer()
     const killed = await exitedPromise
     log.warn(
-      { ...killed, pid: child.pid, waitedMs: stopDeadlineMs },
+      { ...killed, pid: serverPid, waitedMs: stopDeadlineMs },
       'clickhouse_server_killed: no clean exit in time; queries in flight and background merges abandoned',
     )
   }
+}
+
+/**
+ * How the server ended. The launcher (`unshare --fork`) ends with its child's status, and a child
+ * killed by a signal as 128 + the signal's number: reported as that signal, as an uncontained child's is.
+ */
+function serverExit(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  containment: Containment,
+): Pick<ServerExit, 'code' | 'signal'> {
+  if (!containment.launcher || code === null || code <= 128) return { code, signal }
+  const name = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0]
+  return name ? { code: null, signal: name as NodeJS.Signals } : { code, signal }
+}
+
+/** The one child of the launcher (`unshare --fork`): the process that runs ClickHouse. */
+function launchedChild(launcherPid: number): number {
+  const children = readFileSync(`/proc/${launcherPid}/task/${launcherPid}/children`, 'utf8').trim()
+  const pid = Number(children.split(' ')[0])
+  if (!Number.isInteger(pid) || pid <= 0)
+    throw new Error(`launcher ${launcherPid} has no child: "${children}"`)
+  return pid
+}
+
+/** Atomically: another process reading it never sees half. */
+function writeState(dataDir: string, state: ServerState): void {
+  const path = join(dataDir, FILES.state)
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(state)}\n`, { mode: 0o600 })
+  renameSync(`${path}.tmp`, path)
 }
 
 function collectLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

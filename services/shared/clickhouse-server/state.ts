@@ -52,14 +52,15 @@ export function within<T>(promise: Promise<T>, ms: number): Promise<T | undefine
 }
 
 /** Where a server answers: the endpoint for logs, and URLs with credentials for clients. */
-export function addresses(port: number, { username, password, analyst, sql }: Credentials) {
+export function addresses(port: number, { username, password, analyst, analystEngine, sql }: Credentials) {
   const endpoint = `http://127.0.0.1:${port}`
   const url = (user: string, secret: string) =>
     `http://${encodeURIComponent(user)}:${encodeURIComponent(secret)}@127.0.0.1:${port}`
   return {
     endpoint,
     url: url(username, password),
-    analystUrl: url(analyst.username, analyst.password),
+    analystEngineUrl: url(analystEngine.username, analystEngine.password),
+    analyst,
     sqlUrl: url(sql.username, sql.password),
     username,
     password,

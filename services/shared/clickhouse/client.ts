@@ -21,13 +21,20 @@ export interface ClickHouseHandle {
    * server's `tally_sql`, or CLICKHOUSE_SQL_URL; absent when neither.
    */
   sqlUrl?: string
+  /**
+   * What Tally's analyst door (services/api/analyst) needs: the read-only engine user data teams'
+   * checked queries run as, and the name and password data teams sign in with at the door. The
+   * embedded server's own users, or CLICKHOUSE_ANALYST_URL and TALLY_ANALYST_PASSWORD; absent when
+   * neither.
+   */
+  analyst?: { engineUrl: string; username: string; password: string }
   /** Where it runs, for logs: the server's address without credentials. */
   describe: string
   /** The embedded server this process started or attached to; absent with CLICKHOUSE_URL. */
   embedded?: {
     endpoint: string
-    /** The read-only analyst user's URL, with its password: for data teams' clients. */
-    analystUrl: string
+    /** How the server's process is shut in, or why it is not. */
+    containment: string
     /** True when another Tally process owns the server. */
     attached: boolean
     /** Called once if the server ends while this process still uses it. */
@@ -35,6 +42,9 @@ export interface ClickHouseHandle {
   }
   close(): Promise<void>
 }
+
+/** The name data teams sign in with at the analyst door. */
+const ANALYST_USERNAME = 'analyst'
 
 const settings: ClickHouseSettings = {
   // Counts and sums come back as JSON numbers rather than quoted strings.
@@ -55,6 +65,15 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
     return {
       client,
       ...(config.CLICKHOUSE_SQL_URL ? { sqlUrl: config.CLICKHOUSE_SQL_URL } : {}),
+      ...(config.CLICKHOUSE_ANALYST_URL && config.TALLY_ANALYST_PASSWORD
+        ? {
+            analyst: {
+              engineUrl: config.CLICKHOUSE_ANALYST_URL,
+              username: ANALYST_USERNAME,
+              password: config.TALLY_ANALYST_PASSWORD,
+            },
+          }
+        : {}),
       describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
       close: () => client.close(),
     }
@@ -63,6 +82,8 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   adoptInProcessData(resolve(config.TALLY_DATA_DIR, 'clickhouse'), dataDir, log)
   const server: ClickHouseServer = await startClickHouseServer({
     dataDir,
+    secretsDir: resolve(config.TALLY_DATA_DIR, 'secrets'),
+    containment: config.TALLY_CLICKHOUSE_CONTAINMENT,
     ...(config.TALLY_CLICKHOUSE_HTTP_PORT === undefined
       ? {}
       : { httpPort: config.TALLY_CLICKHOUSE_HTTP_PORT }),
@@ -80,10 +101,15 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   return {
     client,
     sqlUrl: server.sqlUrl,
+    analyst: {
+      engineUrl: server.analystEngineUrl,
+      username: server.analyst.username,
+      password: config.TALLY_ANALYST_PASSWORD ?? server.analyst.password,
+    },
     describe: `embedded server ${server.endpoint} (${dataDir}${server.attached ? ', attached' : ''})`,
     embedded: {
       endpoint: server.endpoint,
-      analystUrl: server.analystUrl,
+      containment: server.containment,
       attached: server.attached,
       onLost: (listener) => server.onExit(() => closing || listener()),
     },
