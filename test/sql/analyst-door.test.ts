@@ -2,7 +2,7 @@ import { request } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TestOrg, TestTally } from '../support/harness.ts'
+import type { TestTally } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 import { SECRET, startWithTwoOrganizations } from './fixtures.ts'
 
@@ -13,12 +13,11 @@ import { SECRET, startWithTwoOrganizations } from './fixtures.ts'
  * works here only.
  */
 let tally: TestTally
-let a: TestOrg
 let door: { url: string; username: string; password: string }
 let client: ClickHouseClient
 
 beforeAll(async () => {
-  ;({ tally, a } = await startWithTwoOrganizations())
+  ;({ tally } = await startWithTwoOrganizations())
   if (!tally.analyst) throw new Error('the test Tally has no analyst door')
   door = tally.analyst
   client = createClient({

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
@@ -69,15 +69,56 @@ async function dataTeamsCanReadOnly(
     'SELECT count() FROM request_response_rmt SETTINGS readonly = 0',
   ]) {
     const answer = await analystQuery(running, sql)
-    const refused = answer.status >= 400 && /readonly|Not enough privileges/i.test(answer.text)
+    const refused =
+      answer.status >= 400 && /readonly|Not enough privileges|is not allowed here/i.test(answer.text)
     expect({ sql, refused }).toEqual({ sql, refused: true })
+  }
+}
+
+/**
+ * What the engines' processes could leak: their environments hold nothing of Tally's, the
+ * passwords are files only Tally's user reads, and no organization's SQL reads the host.
+ */
+async function secretsOutOfReach(running: Running, dataDir: string, secret: string): Promise<void> {
+  const state = JSON.parse(readFileSync(join(dataDir, 'clickhouse-server', 'server.json'), 'utf8'))
+  const postmaster = Number(
+    readFileSync(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
+  )
+  for (const pid of [state.pid as number, postmaster]) {
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    expect(environ, `pid ${pid}`).not.toContain(secret)
+    expect(environ, `pid ${pid}`).not.toMatch(/TALLY_|DATABASE_URL|CLICKHOUSE_/)
+  }
+  expect(statSync(join(dataDir, 'secrets')).mode & 0o777).toBe(0o700)
+  expect(statSync(join(dataDir, 'secrets', 'clickhouse.json')).mode & 0o777).toBe(0o600)
+  expect(existsSync(join(dataDir, 'clickhouse-server', 'credentials.json'))).toBe(false)
+  expect(statSync(join(dataDir, 'blobs')).mode & 0o777).toBe(0o700)
+  expect(statSync(join(dataDir, 'blobs', 'link-secret')).mode & 0o777).toBe(0o600)
+  expect(statSync(join(dataDir, 'postgres', 'password')).mode & 0o777).toBe(0o600)
+  // The printed address is Tally's analyst door, not the engine's port, which does not know it.
+  const printed = new URL(/^\s+(http:\/\/analyst:\S+@127\.0\.0\.1:\d+)$/m.exec(running.output())?.[1] ?? '')
+  expect(Number(printed.port)).not.toBe(state.httpPort)
+  const direct = await fetch(`http://127.0.0.1:${state.httpPort}/?query=SELECT%201`, {
+    headers: { authorization: `Basic ${btoa(`analyst:${decodeURIComponent(printed.password)}`)}` },
+  })
+  expect(direct.status).not.toBe(200)
+  const admin = { headers: { authorization: `Bearer ${running.apiKey}` } }
+  for (const sql of [
+    "SELECT file('/proc/self/environ') AS e",
+    "SELECT file(concat(getServerSetting('path'), '/../credentials.json')) AS c",
+    "SELECT file('/etc/hostname') AS h",
+  ]) {
+    const res = await callApi(running.url, 'POST', '/v1/sql/query', { as: admin, body: { sql } })
+    expect(res.status, sql).toBe(400)
+    expect(res.error, sql).toMatch(/^sql: function (file|getServerSetting)\(\) is not allowed/)
   }
 }
 
 describe('npm start', () => {
   it('starts on embedded engines, prints the key once, serves docs, shuts down cleanly and keeps data across restarts', async () => {
     const dataDir = freshDataDir('tally-standalone-')
-    const first = await start(dataDir)
+    const adminKey = `tally-admin-${'s'.repeat(40)}`
+    const first = await start(dataDir, { TALLY_ADMIN_API_KEY: adminKey })
     expect(first.apiKey).toBeDefined()
     const admin = { headers: { authorization: `Bearer ${first.apiKey}` } }
     expect((await fetch(`${first.url}/docs/`)).status).toBe(200)
@@ -89,6 +130,7 @@ describe('npm start', () => {
     const created = await callApi(first.url, 'POST', '/v1/api-keys', { as: admin, body: { name: 'kept' } })
     expect(created.status).toBe(201)
     await dataTeamsCanReadOnly(first, admin)
+    await secretsOutOfReach(first, dataDir, adminKey)
     expect(await stopTally(first)).toBe(0)
     // Nothing at error or fatal level on the way down.
     expect(first.output()).not.toMatch(/"level":(50|60)/)

