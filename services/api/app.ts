@@ -104,8 +104,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain')
   // Browser apps on the origins named in TALLY_CORS_ORIGINS (none by default).
   if (deps.config.TALLY_CORS_ORIGINS.length > 0) {
+    const allowed = new Set(deps.config.TALLY_CORS_ORIGINS)
     await app.register(cors, {
-      origin: deps.config.TALLY_CORS_ORIGINS,
+      // A function, not the list: with a list the plugin still sends other origins its
+      // Access-Control-* headers (all but Allow-Origin). Another origin now gets none.
+      origin: (origin, callback) =>
+        callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       // X-Tally-Api-Key and Content-Encoding: what a browser's OTLP exporter sends to /v1/traces.
       allowedHeaders: [

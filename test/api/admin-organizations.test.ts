@@ -229,6 +229,15 @@ describe('organizations', () => {
       [{ name: `${tag}${'x'.repeat(200)}` }, 'body.name: must be at most 200 characters'],
       [{ name: `${tag}\u0000` }, 'body.name: must not contain NUL (\\u0000)'],
       [{ name: `${tag}\nsecond line` }, 'body.name: must not contain control characters (NUL, newlines, …)'],
+      // Bidirectional controls would make a name read otherwise than it is (U+202E flips what follows).
+      [
+        { name: `${tag}\u202Egpj.exe` },
+        'body.name: must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069, …)',
+      ],
+      [
+        { name: `${tag}\u2067x\u2069` },
+        'body.name: must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069, …)',
+      ],
       [{ name: tag, plan: 'pro' }, 'body: Unrecognized key: "plan"'],
       [[tag], 'body: must be a JSON object'],
       [undefined, 'body: must be a JSON object'],

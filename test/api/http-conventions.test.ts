@@ -95,6 +95,14 @@ describe('CORS (TALLY_CORS_ORIGINS)', () => {
       headers: { ...org.headers, origin: 'https://evil.example.com' },
     })
     expect(other.headers['access-control-allow-origin']).toBeUndefined()
+    // No Access-Control-* header at all for an origin not configured, preflight included.
+    const preflight = await tally.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/webhooks',
+      headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' },
+    })
+    for (const answer of [other, preflight])
+      expect(Object.keys(answer.headers).filter((name) => name.startsWith('access-control-'))).toEqual([])
   })
 
   it('sends no CORS headers when no origin is configured', async () => {

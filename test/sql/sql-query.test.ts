@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
-import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
 
 describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
@@ -263,6 +263,34 @@ describe('SQL result limit met after the first block', () => {
       })
       expect(res.statusCode, format).toBe(400)
       expect(res.json().error, format).toMatch(/^query exceeded max_result_rows \(70000 rows\)/)
+    }
+  })
+})
+
+describe('the restricted ClickHouse user, checked before SQL is served', () => {
+  it.each([
+    // Tally's own user: it can read the raw table, so it may not run callers' SQL.
+    [
+      'a user with more than the views',
+      () => engines().clickhouseUrl,
+      /SQL is off: .* has grants beyond the views/,
+    ],
+    // clickhouse-local cannot make users: SQL stays off, and says what an operator runs.
+    [
+      'no user, and none Tally may make',
+      () => '',
+      /SQL is off: .*could not make the restricted user tally_sql.*CREATE USER OR REPLACE tally_sql IDENTIFIED WITH sha256_password BY '<password>'/,
+    ],
+  ])('%s: 503 saying why, nothing run', async (_what, sqlUrl, why) => {
+    const tally = await startTestTally({ env: { CLICKHOUSE_SQL_URL: sqlUrl() } })
+    try {
+      const org = await tally.newOrg()
+      const res = await callApi(tally.app, 'POST', '/v1/sql/query', { as: org, body: { sql: 'SELECT 1' } })
+      expect(res.status).toBe(503)
+      expect(res.error).toMatch(why)
+      expect((await callApi(tally.app, 'GET', '/v1/sql/schema', { as: org })).status).toBe(503)
+    } finally {
+      await tally.close()
     }
   })
 })

@@ -4,6 +4,8 @@ import { pageParams } from '../http/paging.ts'
 
 // Control characters (NUL, newlines, …): Postgres text cannot hold NUL, and a name is shown on one line.
 const CONTROL = /\p{Cc}/u
+// Bidirectional controls (U+202A–U+202E, U+2066–U+2069, U+200E/F, U+061C) reorder what follows on display.
+const BIDI = /\p{Bidi_Control}/u
 
 const objectRequired = (issue: { code: string }) =>
   issue.code === 'invalid_type' ? 'must be a JSON object' : undefined
@@ -15,7 +17,11 @@ export const createOrganizationBody = z.strictObject(
       .trim()
       .min(1, 'must not be empty')
       .max(200, 'must be at most 200 characters')
-      .refine((name) => !CONTROL.test(name), 'must not contain control characters (NUL, newlines, …)'),
+      .refine((name) => !CONTROL.test(name), 'must not contain control characters (NUL, newlines, …)')
+      .refine(
+        (name) => !BIDI.test(name),
+        'must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069, …)',
+      ),
   },
   { error: objectRequired },
 )
