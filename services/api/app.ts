@@ -162,7 +162,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { sqlAccess } = deps
   if ('client' in sqlAccess) app.addHook('onClose', () => sqlAccess.client.close())
   const sqlRunner =
-    'client' in sqlAccess ? createSqlRunner(sqlAccess.client, sqlLimits(deps.config)) : sqlAccess.unavailable
+    'client' in sqlAccess
+      ? createSqlRunner(sqlAccess.client, deps.clickhouse, sqlLimits(deps.config), deps.log)
+      : sqlAccess.unavailable
   // Everything registered in here needs an API key and counts against its rate limit.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)

@@ -196,7 +196,7 @@ const configSchema = z.object({
   TALLY_SQL_MAX_BYTES_TO_READ: count(10 * GiB).pipe(z.number().max(SQL_CEILINGS.bytesToRead)),
   TALLY_SQL_MAX_MEMORY: count(1 * GiB).pipe(z.number().max(SQL_CEILINGS.memory)),
   TALLY_SQL_MAX_RESULT_ROWS: count(100_000).pipe(z.number().max(SQL_CEILINGS.resultRows)),
-  TALLY_SQL_MAX_RESULT_BYTES: count(64 * MiB).pipe(z.number().max(SQL_CEILINGS.resultBytes)),
+  TALLY_SQL_MAX_RESULT_BYTES: count(32 * MiB).pipe(z.number().max(SQL_CEILINGS.resultBytes)),
   /**
    * With CLICKHOUSE_URL: the restricted user callers' SQL runs as (docs/data-teams.md), e.g.
    * http://tally_sql:<password>@clickhouse:8123; unset: POST /v1/sql/query answers 503. The embedded

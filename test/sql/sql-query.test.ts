@@ -4,6 +4,7 @@ import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
 import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 import { SECRET, sqlQuery, startWithTwoOrganizations } from './fixtures.ts'
 
 describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
@@ -98,6 +99,41 @@ describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8')
     expect(res.headers['content-disposition']).toBe('attachment; filename="tally-sql.csv"')
     expect(res.body).toBe('"model","prompt_tokens"\n"gpt-4o-mini",100\n"gpt-4o-mini",200\n')
+  })
+
+  it('streams JSON lines and TSV, and the envelope keeps odd text, 64-bit integers and empty answers exact', async () => {
+    const ask = (sql: string, format: string) =>
+      tally.app.inject({ method: 'POST', url: '/v1/sql/query', headers: a.headers, payload: { sql, format } })
+    const jsonl = await ask(
+      "SELECT model, prompt_tokens FROM requests WHERE session_id = 's-1' ORDER BY request_created_at",
+      'jsonl',
+    )
+    expect(jsonl.headers['content-type']).toBe('application/x-ndjson')
+    expect(jsonl.body).toBe(
+      '{"model":"gpt-4o-mini","prompt_tokens":100}\n{"model":"gpt-4o-mini","prompt_tokens":200}\n',
+    )
+    const tsv = await ask("SELECT model, 'a\tb' AS x FROM requests WHERE session_id = 's-2'", 'tsv')
+    expect(tsv.headers['content-type']).toBe('text/tab-separated-values; charset=utf-8')
+    expect(tsv.body).toBe('model\tx\nclaude-sonnet-4\ta\\tb\n')
+    const odd = await ask(
+      "SELECT 'line\\n\\t], \"rows\": 9' AS s, toUInt64(18446744073709551615) AS big, [map('k', [1, 2])] AS nested",
+      'json',
+    )
+    expect(odd.statusCode).toBe(200)
+    expect(odd.json().data).toMatchObject({
+      columns: [
+        { name: 's', type: 'String' },
+        { name: 'big', type: 'UInt64' },
+        { name: 'nested', type: 'Array(Map(String, Array(UInt8)))' },
+      ],
+      rows: [{ s: 'line\n\t], "rows": 9', big: '18446744073709551615', nested: [{ k: [1, 2] }] }],
+      row_count: 1,
+    })
+    const none = await ask('SELECT model FROM requests WHERE 0', 'json')
+    expect(none.json()).toMatchObject({
+      data: { columns: [{ name: 'model', type: 'LowCardinality(String)' }], rows: [], row_count: 0 },
+      error: null,
+    })
   })
 
   it('streams Parquet that ClickHouse reads back as the same rows', async () => {
@@ -220,17 +256,17 @@ describe('SQL limits', () => {
   })
   afterAll(() => tally?.close())
 
-  it('a query reading more rows than allowed is a 400 naming the limit', async () => {
+  it('a query reading more rows than allowed is a 422 naming the limit', async () => {
     const res = await sqlQuery(tally, a, { sql: 'SELECT count() FROM requests' })
-    expect(res.status).toBe(400)
+    expect(res.status).toBe(422)
     expect(res.error).toBe(
       'query exceeded max_rows_to_read (2 rows): narrow the query with a WHERE on request_created_at or another column',
     )
   })
 
-  it('an answer of more rows than allowed is a 400 naming the limit', async () => {
+  it('an answer of more rows than allowed is a 422 naming the limit', async () => {
     const res = await sqlQuery(tally, a, { sql: 'SELECT number FROM numbers(2)' })
-    expect(res.status).toBe(400)
+    expect(res.status).toBe(422)
     expect(res.error).toMatch(/^query exceeded max_result_rows \(1 rows\) or max_result_bytes/)
   })
 
@@ -244,6 +280,7 @@ describe('SQL limits', () => {
 })
 
 describe('SQL result limit met after the first block', () => {
+  // 8,192-row blocks (SQL_EXTRA_SETTINGS): the first blocks fit, a later one goes over.
   let tally: TestTally
   let org: TestOrg
   beforeAll(async () => {
@@ -252,16 +289,15 @@ describe('SQL result limit met after the first block', () => {
   })
   afterAll(() => tally?.close())
 
-  it('is a 400 naming the limit, not a cut-off answer', async () => {
-    // numbers() yields blocks of ~65,000 rows: the first fits, the second goes over.
-    for (const format of ['json', 'csv', 'parquet']) {
+  it('is a 422 naming the limit, not a cut-off answer, in every format', async () => {
+    for (const format of ['json', 'jsonl', 'csv', 'tsv', 'parquet']) {
       const res = await tally.app.inject({
         method: 'POST',
         url: '/v1/sql/query',
         headers: org.headers,
         payload: { sql: 'SELECT number FROM numbers(200000)', format },
       })
-      expect(res.statusCode, format).toBe(400)
+      expect(res.statusCode, format).toBe(422)
       expect(res.json().error, format).toMatch(/^query exceeded max_result_rows \(70000 rows\)/)
     }
   })
@@ -293,4 +329,98 @@ describe('the restricted ClickHouse user, checked before SQL is served', () => {
       await tally.close()
     }
   })
+})
+
+describe('SQL query lifetimes', () => {
+  let tally: TestTally
+  let org: TestOrg
+  // Few rows (under max_rows_to_read), much work each: it runs into the time limit.
+  const heavy =
+    'SELECT count() FROM numbers(90000000) WHERE length(arrayFilter(x -> sipHash64(x, number) % 7 = 3, range(100))) > 0'
+  beforeAll(async () => {
+    tally = await startTestTally({
+      env: { TALLY_SQL_MAX_EXECUTION_TIME: '2s', TALLY_QUERY_CONCURRENCY_PER_ORG: '2' },
+    })
+    org = await tally.newOrg()
+  })
+  afterAll(() => tally?.close())
+
+  /** The callers' queries the server runs now (not Tally's checks of them). */
+  const running = async () => {
+    const rs = await tally.clickhouse.query({
+      query: `SELECT count() AS n FROM system.processes
+              WHERE user = 'tally_sql' AND query NOT LIKE 'EXPLAIN AST%' AND query NOT LIKE '%tokenizeQuery%'`,
+      format: 'JSONEachRow',
+    })
+    return Number(((await rs.json()) as { n: number }[])[0]?.n ?? 0)
+  }
+
+  it('an organization never runs more server queries than its slots, and none outlives its answer by 2 s', async () => {
+    let most = 0
+    let sampling = true
+    const sampler = (async () => {
+      while (sampling) {
+        most = Math.max(most, await running())
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })()
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        callApi(tally.app, 'POST', '/v1/sql/query', { as: org, body: { sql: heavy } }),
+      ),
+    )
+    sampling = false
+    await sampler
+    for (const answer of answers) {
+      expect([422, 429], answer.error ?? '').toContain(answer.status)
+      if (answer.status === 422) expect(answer.error).toMatch(/^query exceeded max_execution_time \(2 s\)/)
+    }
+    expect(most).toBeGreaterThan(0)
+    expect(most).toBeLessThanOrEqual(2)
+    await waitFor(async () => (await running()) === 0, {
+      timeoutMs: 2_000,
+      what: 'no caller query left running',
+    })
+  }, 60_000)
+
+  it("a query whose rows each cost much stops with its answer: a block's work is bounded", async () => {
+    // Unbounded blocks of 65,409 rows x range(100000) would be minutes of work the time limit
+    // cannot interrupt; 8,192-row blocks and 10^7 range() elements per block end it at once.
+    const started = Date.now()
+    const res = await callApi(tally.app, 'POST', '/v1/sql/query', {
+      as: org,
+      body: {
+        sql: 'SELECT count() FROM numbers(1000000) WHERE length(arrayFilter(x -> sipHash64(x, number) % 7 = 3, range(100000))) > 0',
+      },
+    })
+    expect(res.status).toBeGreaterThanOrEqual(400)
+    expect(Date.now() - started).toBeLessThan(6_000)
+    await waitFor(async () => (await running()) === 0, {
+      timeoutMs: 2_000,
+      what: 'no caller query left running',
+    })
+  }, 60_000)
+
+  it('a client that goes away ends its query at once, and its slot is free again', async () => {
+    const controller = new AbortController()
+    const abandoned = fetch(`${tally.url}/v1/sql/query`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { ...org.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: heavy }),
+    }).catch(() => undefined)
+    await waitFor(async () => (await running()) === 1, { timeoutMs: 10_000, what: 'the query to run' })
+    controller.abort()
+    await abandoned
+    await waitFor(async () => (await running()) === 0, {
+      timeoutMs: 2_000,
+      what: 'the abandoned query to end',
+    })
+    const next = await callApi(tally.app, 'POST', '/v1/sql/query', {
+      as: org,
+      body: { sql: 'SELECT 1 AS one' },
+    })
+    expect(next.status).toBe(200)
+    expect(next.data.rows).toEqual([{ one: 1 }])
+  }, 60_000)
 })

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises'
 import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib'
 import type { Logger } from '../../shared/logger.ts'
 import { type AuthFailureLimit, retryAfterSeconds } from '../http/auth-failures.ts'
+import { clientGone } from '../http/client-gone.ts'
 import { createSqlGuard, SqlRefused } from '../sql/guard.ts'
 
 export interface AnalystDoorOptions {
@@ -186,7 +187,7 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
 
   async function runStatement(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const started = Date.now()
-    const deadline = AbortSignal.any([AbortSignal.timeout(options.deadlineMs), closedSignal(req, res)])
+    const deadline = AbortSignal.any([AbortSignal.timeout(options.deadlineMs), clientGone(req, res)])
     const statement = await statementOf(req, url)
     const forwarded = new URLSearchParams()
     const params: Record<string, string> = {}
@@ -350,16 +351,6 @@ async function statementOf(req: IncomingMessage, url: URL): Promise<string> {
   const statement = param === null ? text : text ? `${param}\n${text}` : param
   if (!statement.trim()) throw new DoorAnswer(400, 62, 'SYNTAX_ERROR', 'Empty query')
   return statement
-}
-
-/** Aborts when the client goes away before its answer is complete: the engine then stops too. */
-function closedSignal(req: IncomingMessage, res: ServerResponse): AbortSignal {
-  const controller = new AbortController()
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('the client went away'))
-  })
-  req.once('error', () => controller.abort(new Error('the client went away')))
-  return controller.signal
 }
 
 function responseHeaders(headers: IncomingMessage['headers']): Record<string, string | string[]> {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
+import { clientGone } from '../http/client-gone.ts'
 import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { SqlRunner } from './runner.ts'
@@ -33,9 +34,12 @@ const sqlQueryBody = z
       .default({})
       .describe("Values of the query's {name:Type} placeholders (ClickHouse query parameters)"),
     format: z
-      .enum(['json', 'csv', 'parquet'])
+      .enum(['json', 'jsonl', 'csv', 'tsv', 'parquet'])
       .default('json')
-      .describe('json: rows in the envelope; csv (with a header row) and parquet: a file'),
+      .describe(
+        'json: rows in the envelope; jsonl (a JSON object per line), csv and tsv (with a header row), parquet: a file. ' +
+          'Every format is streamed as ClickHouse writes it',
+      ),
   })
   .meta({ id: 'SqlQuery' })
 
@@ -83,14 +87,18 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         summary: "Run one SELECT over your organization's requests and sessions",
         description:
           "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
-          "Errors are 400 with ClickHouse's message; a query over a limit is 400 naming the limit. See docs/data-teams.md.",
+          "Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over " +
+          'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window). The answer is streamed as ClickHouse ' +
+          "writes it, in the request's format. See docs/data-teams.md.",
         body: sqlQueryBody,
         response: {
           200: {
-            description: 'The rows (json), or the file (csv, parquet)',
+            description: 'The rows (json), or the file (jsonl, csv, tsv, parquet)',
             content: {
               'application/json': { schema: envelope(sqlResult) },
+              'application/x-ndjson': { schema: z.string().describe('A JSON object per row, one per line') },
               'text/csv': { schema: z.string() },
+              'text/tab-separated-values': { schema: z.string() },
               'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
             },
           },
@@ -102,19 +110,23 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         if (typeof runner === 'string') throw notSetUp(runner)
         const { organizationId } = principalOf(request)
         const { sql, params, format } = request.body
+        // The organization's slot is held until the server's query has ended: the answer sent to
+        // its end, or, when the client goes away or the deadline passes, the query killed and gone.
         return gate.run(organizationId, async () => {
-          if (format === 'json') {
-            const answer = await runner.rows(organizationId, sql, params)
-            return ok({ ...answer, row_count: answer.rows.length })
-          }
-          const file = await runner.file(organizationId, sql, params, format)
-          return (
-            reply
-              .header('content-type', file.contentType)
-              .header('content-disposition', `attachment; filename="tally-sql.${file.extension}"`)
-              // fastify pipes the stream; the response schema documents the file it carries.
-              .send(file.stream as unknown as string)
+          const answer = await runner.run(
+            organizationId,
+            sql,
+            params,
+            format,
+            clientGone(request.raw, reply.raw),
           )
+          reply.header('content-type', answer.contentType)
+          if (answer.extension)
+            reply.header('content-disposition', `attachment; filename="tally-sql.${answer.extension}"`)
+          // fastify pipes the stream; the response schema documents the answer it carries.
+          void reply.send(answer.stream as unknown as string)
+          await answer.settled
+          return reply
         })
       },
     })

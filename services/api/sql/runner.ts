@@ -1,13 +1,18 @@
-import type { Readable } from 'node:stream'
+import { randomUUID } from 'node:crypto'
+import { PassThrough, type Readable, Transform } from 'node:stream'
 import { text } from 'node:stream/consumers'
+import { pipeline } from 'node:stream/promises'
 import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
+import { endQuery } from '../../shared/clickhouse/query-end.ts'
 import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
+import type { Logger } from '../../shared/logger.ts'
 import { createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
+import { jsonEnvelope } from './json-envelope.ts'
 
 /**
  * Runs a caller's SQL as the restricted ClickHouse user (`tally_sql`), against the views of
@@ -19,7 +24,20 @@ import { createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
  * function is on the allowlist (no file(), no hostName(), no url(), …).
  */
 
-type SqlFormat = 'json' | 'csv' | 'parquet'
+/** How answers are sent: the envelope, or a file ClickHouse writes, streamed through. */
+const SQL_FORMATS = {
+  json: { clickhouse: 'JSON', contentType: 'application/json; charset=utf-8', extension: undefined },
+  jsonl: FILE_FORMATS.jsonl,
+  csv: FILE_FORMATS.csv,
+  tsv: {
+    clickhouse: 'TabSeparatedWithNames',
+    contentType: 'text/tab-separated-values; charset=utf-8',
+    extension: 'tsv',
+  },
+  parquet: FILE_FORMATS.parquet,
+} as const
+
+type SqlFormat = keyof typeof SQL_FORMATS
 
 type SqlParams = Record<string, string | number | boolean | null>
 
@@ -28,16 +46,13 @@ interface SqlColumn {
   type: string
 }
 
-interface SqlRows {
-  columns: SqlColumn[]
-  rows: Record<string, unknown>[]
-  statistics: { elapsed_ms: number; rows_read: number; bytes_read: number }
-}
-
-interface SqlFile {
+/** An answer on its way: `settled` resolves once the server's query has ended, however it ends. */
+interface SqlAnswer {
   contentType: string
-  extension: string
+  /** A file's name ending; undefined for the JSON envelope. */
+  extension: string | undefined
   stream: Readable
+  settled: Promise<void>
 }
 
 interface SqlTable {
@@ -47,15 +62,23 @@ interface SqlTable {
 }
 
 export interface SqlRunner {
-  rows(organizationId: string, sql: string, params: SqlParams): Promise<SqlRows>
-  file(
+  /**
+   * Checks and starts the query as `organizationId`; resolves once ClickHouse has answered whole
+   * (an error is an AppError: a refusal, a limit, the engine busy). Until `settled`, the caller holds
+   * the organization's slot: the answer is being sent, or an abandoned query is being ended.
+   */
+  run(
     organizationId: string,
     sql: string,
     params: SqlParams,
-    format: Exclude<SqlFormat, 'json'>,
-  ): Promise<SqlFile>
+    format: SqlFormat,
+    clientGone: AbortSignal,
+  ): Promise<SqlAnswer>
   schema(): Promise<SqlTable[]>
 }
+
+/** The text of an answer may be this many times the engine's max_result_bytes (blocks in memory) at most. */
+const TEXT_PER_RESULT_BYTE = 4
 
 const queriesTotal = new Counter({
   name: 'tally_sql_queries_total',
@@ -80,7 +103,12 @@ const SERVER_SIDE = new Set([
   '394', // QUERY_WAS_CANCELLED
 ])
 
-export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): SqlRunner {
+export function createSqlRunner(
+  client: ClickHouseClient,
+  admin: ClickHouseClient,
+  limits: QueryLimits,
+  log: Logger,
+): SqlRunner {
   function settings(extra: ClickHouseSettings = {}): ClickHouseSettings {
     return {
       ...(limits.settings as ClickHouseSettings),
@@ -91,37 +119,6 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
       ...extra,
       // With the settings above, in the same request: from here on the query can change none.
       readonly: '1',
-    }
-  }
-
-  /** Checks `sql` is one SELECT, then runs `action` as the organization, under the deadline. */
-  async function run<T>(
-    organizationId: string,
-    sql: string,
-    params: SqlParams,
-    action: (options: { abort_signal: AbortSignal; http_headers: Record<string, string> }) => Promise<T>,
-  ): Promise<T> {
-    const deadline = AbortSignal.timeout(limits.deadlineMs)
-    const options = { abort_signal: deadline, http_headers: { [SQL_ORGANIZATION_HEADER]: organizationId } }
-    // exec sends the text as it is: query() would add a FORMAT clause of its own.
-    const guard = createSqlGuard(async (statement, query_params) => {
-      const { stream } = await client.exec({
-        query: statement,
-        query_params,
-        clickhouse_settings: settings(EXPLAIN_SETTINGS),
-        ...options,
-      })
-      return text(stream)
-    })
-    try {
-      await guard.check(sql, 'select', params)
-      const result = await action(options)
-      queriesTotal.inc({ outcome: 'ok' })
-      return result
-    } catch (err) {
-      const refused = toCallerError(err, deadline.aborted)
-      queriesTotal.inc({ outcome: refused ? 'refused' : 'failed' })
-      throw refused ?? err
     }
   }
 
@@ -142,46 +139,69 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
     return undefined
   }
 
-  return {
-    rows: (organizationId, sql, params) =>
-      run(organizationId, sql, params, async (options) => {
-        const started = performance.now()
-        const rs = await client.query({
-          query: sql,
-          query_params: params,
-          format: 'JSONCompact',
-          // The whole answer before the first byte (it is at most max_result_bytes): a limit met
-          // half-way is an error status, not a connection cut in the middle of the JSON.
-          clickhouse_settings: settings({ output_format_json_quote_64bit_integers: 1, wait_end_of_query: 1 }),
-          ...options,
-        })
-        const answer = await rs.json<unknown[]>()
-        const columns = (answer.meta ?? []).map(({ name, type }) => ({ name, type }))
-        return {
-          columns,
-          rows: answer.data.map((values) => Object.fromEntries(columns.map((c, i) => [c.name, values[i]]))),
-          statistics: {
-            elapsed_ms: Math.round(
-              answer.statistics ? answer.statistics.elapsed * 1000 : performance.now() - started,
-            ),
-            rows_read: answer.statistics?.rows_read ?? 0,
-            bytes_read: answer.statistics?.bytes_read ?? 0,
-          },
-        }
-      }),
+  /** Ends the server's query (KILL … SYNC) and waits for it to be gone, or says it was not confirmed. */
+  async function ended(queryId: string): Promise<void> {
+    if (!(await endQuery(admin, queryId, limits.deadlineMs)))
+      log.warn({ queryId }, 'sql_query_end_unconfirmed: the slot is released, the server may still run it')
+  }
 
-    file: (organizationId, sql, params, format) =>
-      run(organizationId, sql, params, async (options) => {
-        const f = FILE_FORMATS[format]
+  return {
+    async run(organizationId, sql, params, format, clientGone) {
+      const deadline = AbortSignal.timeout(limits.deadlineMs)
+      const abort = AbortSignal.any([deadline, clientGone])
+      const headers = { [SQL_ORGANIZATION_HEADER]: organizationId }
+      const queryId = randomUUID()
+      let started = false
+      // exec sends the text as it is: query() would add a FORMAT clause of its own.
+      const guard = createSqlGuard(async (statement, query_params) => {
+        const { stream } = await client.exec({
+          query: statement,
+          query_params,
+          clickhouse_settings: settings(EXPLAIN_SETTINGS),
+          abort_signal: abort,
+          http_headers: headers,
+        })
+        return text(stream)
+      })
+      const f = SQL_FORMATS[format]
+      try {
+        await guard.check(sql, 'select', params)
+        started = true
         const { stream } = await client.exec({
           query: `${sql}\nFORMAT ${f.clickhouse}`,
           query_params: params,
-          // The whole answer before the first byte: an error is a status, not a cut-off file.
-          clickhouse_settings: settings({ wait_end_of_query: 1 }),
-          ...options,
+          query_id: queryId,
+          // The whole answer before the first byte: an error (a limit met half-way) is a status,
+          // not a cut-off answer. The rows stream through Tally, never held whole.
+          clickhouse_settings: settings({
+            wait_end_of_query: 1,
+            output_format_json_quote_64bit_integers: 1,
+            output_format_json_pretty_print: 1,
+            output_format_json_validate_utf8: 1,
+          }),
+          abort_signal: abort,
+          http_headers: headers,
         })
-        return { contentType: f.contentType, extension: f.extension, stream }
-      }),
+        const capped = capBytes(Number(limits.settings.max_result_bytes) * TEXT_PER_RESULT_BYTE)
+        const body = new PassThrough()
+        const flowing =
+          format === 'json' ? pipeline(stream, jsonEnvelope(), capped, body) : pipeline(stream, capped, body)
+        const settled = flowing.then(
+          () => void queriesTotal.inc({ outcome: 'ok' }),
+          async (err: unknown) => {
+            queriesTotal.inc({ outcome: 'failed' })
+            log.warn({ err, queryId, clientGone: clientGone.aborted }, 'sql_answer_cut')
+            await ended(queryId)
+          },
+        )
+        return { contentType: f.contentType, extension: f.extension, stream: body, settled }
+      } catch (err) {
+        if (started) await ended(queryId)
+        const refused = toCallerError(err, deadline.aborted)
+        queriesTotal.inc({ outcome: refused ? 'refused' : 'failed' })
+        throw refused ?? err
+      }
+    },
 
     async schema() {
       const rs = await client.query({
@@ -203,4 +223,16 @@ export function createSqlRunner(client: ClickHouseClient, limits: QueryLimits): 
       }))
     },
   }
+}
+
+/** Passes bytes on until `max` have passed; then fails the stream (the answer is cut, and logged). */
+function capBytes(max: number): Transform {
+  let seen = 0
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length
+      if (seen > max) return callback(new Error(`the answer's text passed ${max} bytes`))
+      callback(null, chunk)
+    },
+  })
 }

@@ -174,13 +174,18 @@ const ANALYST_CHANGEABLE: Record<string, { min?: number | string; max?: number |
   max_block_size: { min: 1, max: 65_536 },
 }
 
-/** Settings clickhouse-local turns on for itself that no user of Tally's may have. */
+/**
+ * Settings clickhouse-local turns on for itself that no user of Tally's may have, and Hyperscan
+ * (multiMatch*), whose patterns can take minutes or gigabytes to compile.
+ */
 const LOCAL_OVERRIDES_OFF = `
       <allow_introspection_functions>0</allow_introspection_functions>
-      <implicit_select>0</implicit_select>`
+      <implicit_select>0</implicit_select>
+      <allow_hyperscan>0</allow_hyperscan>`
 const LOCAL_OVERRIDES_CONST = `
         <allow_introspection_functions><const/></allow_introspection_functions>
-        <implicit_select><const/></implicit_select>`
+        <implicit_select><const/></implicit_select>
+        <allow_hyperscan><const/></allow_hyperscan>`
 
 /**
  * The engine's users. `default` is the one clickhouse-local's own connection signs in as, with no

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
+import { endQuery } from './query-end.ts'
 
 /**
  * The limits every ClickHouse query Tally runs for a caller carries (request and session queries,
@@ -103,15 +105,35 @@ export function sqlLimits(config: Config): QueryLimits {
     },
     {
       api: 'sql',
-      status: 400,
+      status: 422,
       narrow: 'narrow the query with a WHERE on request_created_at or another column',
       memory: 'narrow the query, or aggregate into fewer groups',
-      smaller: 'select fewer rows or columns (LIMIT), or aggregate',
+      smaller:
+        'select fewer rows or columns (LIMIT), or aggregate, or take the whole window as a file with POST /v1/exports',
     },
+    SQL_EXTRA_SETTINGS,
   )
 }
 
-function limitsOf(values: LimitValues, words: LimitWords): QueryLimits {
+/**
+ * What callers' SQL runs with besides its limits. ClickHouse checks its time limit and a KILL
+ * between blocks, so a block's work bounds how long a query outlives either: blocks of 8192 rows,
+ * and at most 10 million elements made by range() in one block (a lambda over range(n) per row is
+ * the cheapest way to make one row cost seconds). No Hyperscan (multiMatch*): a pattern can make it
+ * compile for minutes or take gigabytes. The functions whose cost per row has no bound at all
+ * (editDistance and its family) are off the allowlist (services/api/sql/policy.ts).
+ */
+const SQL_EXTRA_SETTINGS = {
+  max_block_size: 8192,
+  function_range_max_elements_in_block: 10_000_000,
+  allow_hyperscan: 0,
+}
+
+function limitsOf(
+  values: LimitValues,
+  words: LimitWords,
+  extra: Record<string, number | string> = {},
+): QueryLimits {
   const timeMs = values.executionTimeMs
   const time = limit('max_execution_time', `${timeMs / 1000} s`, words.narrow)
   const resultRows = `${values.resultRows} rows`
@@ -145,6 +167,7 @@ function limitsOf(values: LimitValues, words: LimitWords): QueryLimits {
     max_result_bytes: values.resultBytes,
     result_overflow_mode: 'throw',
     max_threads: values.threads,
+    ...extra,
   }
   return {
     clause: `SETTINGS ${Object.entries(settings)
@@ -183,10 +206,12 @@ export async function readRows(
   },
 ): Promise<unknown[]> {
   const deadline = AbortSignal.timeout(limits.deadlineMs)
+  const queryId = randomUUID()
   try {
     const rs = await client.query({
       ...statement,
       query: `${statement.query}\n${limits.clause}`,
+      query_id: queryId,
       format: 'JSONEachRow',
       // When Tally stops waiting (the deadline), the server stops working too.
       clickhouse_settings: {
@@ -197,6 +222,8 @@ export async function readRows(
     })
     return await rs.json()
   } catch (err) {
+    // Tally stopped waiting: the server may still run it. The caller's slot is held until it is gone.
+    if (deadline.aborted) await endQuery(client, queryId, limits.deadlineMs)
     throw limits.exceeded(deadline.aborted ? new DeadlinePassed() : err) ?? err
   }
 }
