@@ -423,7 +423,11 @@ describe('containment of the server process', () => {
     const top = await one(
       "SELECT arraySort(groupArray(name)) AS names FROM filesystem('/') WHERE path = '/' AND name != ''",
     )
-    expect(top).toBe(`[{"names":${JSON.stringify(['dev', 'proc', 'tmp'])}}]`)
+    expect(top).toBe(`[{"names":${JSON.stringify(['clickhouse', 'dev', 'proc', 'tmp'])}}]`)
+    // Its data directory is at a neutral path: nothing it shows names a path of the host.
+    expect(await one('SELECT groupUniqArray(data_path) AS paths FROM system.databases')).toBe(
+      '[{"paths":["/clickhouse/data/"]}]',
+    )
     // Its process list is its own: no other process's environment to read.
     const pids =
       "SELECT groupArray(name) AS pids FROM filesystem('/proc') WHERE path = '/proc' AND match(name, '^[0-9]+$')"

@@ -197,6 +197,12 @@ describe('the analyst door', () => {
     expect(multipart.status).toBe(400)
     const huge = await send('/', { body: `SELECT '${'x'.repeat(1024 * 1024)}'` })
     expect(huge.status).toBe(413)
+    // ClickHouse takes the first of a repeated parameter; the check could read another.
+    const twice = await send('/?param_t=request_response_rmt&param_t=schema_migrations', {
+      body: 'SELECT count() FROM {t:Identifier}',
+    })
+    expect(twice.status).toBe(400)
+    expect(twice.body.toString()).toMatch(/param_t is given more than once/)
     const garbled = await send('/', { headers: { 'content-encoding': 'gzip' }, body: 'not gzip at all' })
     expect(garbled.status).toBe(400)
     expect((await send('/elsewhere', { body: 'SELECT 1' })).status).toBe(404)

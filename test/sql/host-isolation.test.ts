@@ -48,9 +48,6 @@ beforeAll(async () => {
   door = tally.analyst
   admin = createClient({ url: engines().clickhouseUrl, log: { level: ClickHouseLogLevel.OFF } })
   const password = (url: string | null) => (url ? decodeURIComponent(new URL(url).password) : '')
-  const enginePath = await admin
-    .query({ query: "SELECT getServerSetting('path') AS p", format: 'JSONEachRow' })
-    .then(async (rs) => ((await rs.json()) as { p: string }[])[0]?.p ?? '')
   secrets = [
     ADMIN_KEY,
     a.apiKey,
@@ -61,7 +58,8 @@ beforeAll(async () => {
     readFileSync(join(tally.config.TALLY_DATA_DIR, 'blobs', 'link-secret')).toString('hex'),
     password(engines().postgresUrl),
     tally.config.TALLY_DATA_DIR,
-    enginePath.replace(/\/$/, ''),
+    // The shared test server's data directory (test/support/global-setup.ts).
+    'tally-test-clickhouse-',
     'root:x:0:0',
     // A host name too short to tell from chance text is checked by refusing hostName() instead.
     hostname().length >= 6 ? hostname() : '',
@@ -172,12 +170,25 @@ describe("host isolation, derived from the server's own functions", () => {
       'SELECT * FROM system.build_options',
       'SELECT * FROM system.query_log',
       'SELECT * FROM system.text_log',
+      'SELECT name, data_path FROM system.databases',
+      'SELECT database, name, data_paths, metadata_path FROM system.tables',
+      // SQL inside strings, which the engine parses and runs (a red-team pass found these).
+      "SELECT y FROM values('x UInt8, y String ALIAS hostName()', 1)",
+      "SELECT y FROM values('x UInt8, y String ALIAS file(\\'/proc/self/mountinfo\\')', 1)",
+      "SELECT arrayReduce('quantile(toFloat64(file(\\'/proc/self/cmdline\\')))', [1])",
+      "SELECT initializeAggregation('quantile(toFloat64(hostName()))', 1)",
+      "SELECT structureToCapnProtoSchema('a UInt8, x String DEFAULT toString(toUInt64(hostName()))', 'M')",
+      'SHOW TABLES LIMIT toUInt64(hostName())',
       `SELECT * FROM ${tally.config.CLICKHOUSE_DATABASE}.request_response_rmt`,
     ]) {
       const viaSql = await throughSql(sql)
       expectNoSecret(viaSql)
-      expect(viaSql.status, sql).toBe(400)
-      expectNoSecret(await throughDoor(sql))
+      expect(viaSql.text, sql).not.toContain('tally-clickhouse')
+      // The catalogue answers, filtered to the views, with the engine's own neutral paths.
+      if (!/FROM system\.(databases|tables)$/.test(sql)) expect(viaSql.status, sql).toBe(400)
+      const viaDoor = await throughDoor(sql)
+      expectNoSecret(viaDoor)
+      expect(viaDoor.text, sql).not.toContain('tally-clickhouse')
     }
   })
 })

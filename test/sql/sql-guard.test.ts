@@ -181,6 +181,25 @@ describe('the guard, on ClickHouse', () => {
       /its work per row grows without bound/,
     ],
     ['SELECT sleep(3)', /holds a query slot/],
+    // SQL written inside strings, which the engine parses and runs: found by a red-team pass.
+    [
+      "SELECT y FROM values('x UInt8, y String ALIAS hostName()', 1)",
+      /table function values\(\) is not allowed/,
+    ],
+    [
+      "SELECT arrayReduce('quantile(toFloat64(file(\\'/proc/self/cmdline\\')))', [1])",
+      /takes the aggregate function's name as a string literal/,
+    ],
+    [
+      "SELECT initializeAggregation('quantile(toFloat64(hostName()))', 1)",
+      /takes the aggregate function's name/,
+    ],
+    ["SELECT arrayReduce('fileIf', [1])", /function fileIf\(\) is not allowed/],
+    ["SELECT arrayReduce('quantile(0.5)', [1, 2, 3]), arrayReduce('uniqExactIf', [1], [1])", 'ok'],
+    ["SELECT structureToProtobufSchema('a UInt8, x String ALIAS hostName()', 'M')", /structure string/],
+    ['SHOW TABLES LIMIT toUInt64(hostName())', /names and literals only/, 'analyst'],
+    ['SHOW COLUMNS FROM system.one WHERE name = hostName()', /names and literals only/, 'analyst'],
+    ["SHOW TABLES FROM system LIKE 'one' LIMIT 3", 'ok', 'analyst'],
     ['SELECT 1; SELECT 2', /one statement/],
     ['SELEC 1', /^error: .*Syntax error/],
   ]
@@ -189,6 +208,19 @@ describe('the guard, on ClickHouse', () => {
     const got = await verdict(sql, mode ?? 'select')
     if (typeof expected === 'string') expect(got).toBe(expected)
     else expect(got).toMatch(expected)
+  })
+
+  it('reads a statement of 20,000 semicolons at once, and a long one without a URL limit', async () => {
+    const started = Date.now()
+    expect(await verdict(`SELECT 1${'; '.repeat(20_000)}`)).toBe('ok')
+    expect(await verdict(`SELECT 1${';'.repeat(10)} SELECT 2`)).toMatch(/one statement/)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(await verdict(`SELECT ${Array.from({ length: 33_000 }, () => '1').join(',')}`)).toBe('ok')
+    // The statement reaches tokenizeQuery as a literal: quotes and backslashes in it stay its own.
+    expect(await verdict("SELECT 'it''s', 'a\\'b', '\\\\' AS x, '\\\\''")).toMatch(/^(ok|error: .*Syntax)/)
+    expect(await verdict("SELECT 1') AS t, tokenizeQuery('SELECT 1 AS `a\nb`")).toMatch(
+      /control character|Syntax/,
+    )
   })
 
   it('checks a {name:Identifier} parameter as the name it becomes', async () => {

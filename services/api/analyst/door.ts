@@ -189,6 +189,16 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
     const started = Date.now()
     const deadline = AbortSignal.any([AbortSignal.timeout(options.deadlineMs), clientGone(req, res)])
     const statement = await statementOf(req, url)
+    // ClickHouse takes the first of repeated parameters, the check would read another: refused.
+    const names = [...url.searchParams.keys()]
+    const repeated = names.find((name, i) => names.indexOf(name) !== i)
+    if (repeated !== undefined)
+      throw new DoorAnswer(
+        400,
+        1001,
+        'BAD_REQUEST_PARAMETER',
+        `The URL parameter ${repeated} is given more than once`,
+      )
     const forwarded = new URLSearchParams()
     const params: Record<string, string> = {}
     for (const [name, value] of url.searchParams) {

@@ -84,18 +84,23 @@ export function checkTokens(sql: string, tokens: readonly Token[], params: Recor
   const bytes = Buffer.from(sql, 'utf8')
   const textOf = ({ begin, end }: Token) => bytes.subarray(begin, end).toString('utf8')
   const meaningful = tokens.filter(({ type }) => type !== 'Whitespace' && type !== 'Comment')
+  // One pass: what follows a semicolon other than more semicolons is a second statement.
+  let lastStatementToken = -1
+  meaningful.forEach(({ type }, i) => {
+    if (type !== 'Semicolon') lastStatementToken = i
+  })
   meaningful.forEach((token, i) => {
     const kind = token.type
     if (kind === 'QuotedIdentifier' && controlOrBackslash(textOf(token).slice(1, -1)))
       throw new SqlRefused(
         `the quoted identifier ${JSON.stringify(textOf(token))} holds a control character or a backslash, which Tally does not allow in names`,
       )
-    if (kind === 'Semicolon' && meaningful.slice(i + 1).some(({ type }) => type !== 'Semicolon'))
+    if (kind === 'Semicolon' && i < lastStatementToken)
       throw new SqlRefused('must be one statement: nothing may follow a semicolon')
     // {name:Identifier}: the parameter's value becomes a name in the statement.
-    const [brace, name, colon, type, close] = meaningful.slice(i, i + 5)
+    if (kind !== 'OpeningCurlyBrace') return
+    const [name, colon, type, close] = meaningful.slice(i + 1, i + 5)
     if (
-      brace?.type === 'OpeningCurlyBrace' &&
       name?.type === 'BareWord' &&
       colon?.type === 'Colon' &&
       type &&
@@ -109,4 +114,30 @@ export function checkTokens(sql: string, tokens: readonly Token[], params: Recor
         )
     }
   })
+}
+
+/** Tokens a SHOW, EXISTS or USE statement is made of when it calls nothing and computes nothing. */
+const PLAIN_STATEMENT_TOKENS = new Set([
+  'BareWord',
+  'QuotedIdentifier',
+  'StringLiteral',
+  'Number',
+  'Dot',
+  'Comma',
+  'Semicolon',
+])
+
+/**
+ * A statement whose parts EXPLAIN AST does not show (`SHOW TABLES LIMIT <expression>`,
+ * `SHOW COLUMNS … WHERE <expression>`) may hold only names, literals and keywords: no brackets, no
+ * operators, so no expression that could call a function.
+ */
+export function checkPlainStatement(tokens: readonly Token[]): void {
+  const odd = tokens.find(
+    ({ type }) => type !== 'Whitespace' && type !== 'Comment' && !PLAIN_STATEMENT_TOKENS.has(type),
+  )
+  if (odd)
+    throw new SqlRefused(
+      `this statement may hold names and literals only (no ${odd.type}): its LIMIT, WHERE or LIKE cannot be checked`,
+    )
 }

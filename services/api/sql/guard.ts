@@ -5,8 +5,16 @@
  * Tally reads fully and every function in it is on the allowlist of policy.ts. This is the second
  * layer: the first is the engine's (the user's grants, readonly, the server process contained).
  */
-import { type AstNode, checkTokens, nodeName, parseExplainAst, SqlRefused, type Token } from './ast.ts'
-import { type Allowlist, allowlist } from './policy.ts'
+import {
+  type AstNode,
+  checkPlainStatement,
+  checkTokens,
+  nodeName,
+  parseExplainAst,
+  SqlRefused,
+  type Token,
+} from './ast.ts'
+import { AGGREGATE_NAME_IN_A_STRING, type Allowlist, allowlist } from './policy.ts'
 
 export { SqlRefused }
 
@@ -72,6 +80,19 @@ const SELECT_NODES = new Set([
   'Set',
 ])
 
+/** Statements whose LIMIT, WHERE and LIKE EXPLAIN AST does not show: checked on their tokens. */
+const PLAIN_STATEMENTS = new Set([
+  'ShowTables',
+  'ShowColumns',
+  'ShowCreateTableQuery',
+  'ShowCreateViewQuery',
+  'ShowCreateDatabaseQuery',
+  'ExistsTableQuery',
+  'ExistsDatabaseQuery',
+  'ExistsViewQuery',
+  'UseQuery',
+])
+
 /** Statements a ClickHouse client sends besides SELECT: the catalogue, and switching database. */
 const ANALYST_STATEMENTS = new Set([
   'ShowTables',
@@ -90,18 +111,22 @@ export function createSqlGuard(ask: AskServer, list: Allowlist = allowlist()) {
   return {
     /** Resolves when `sql` may run; throws SqlRefused saying why not, or the server's own error (a syntax error). */
     async check(sql: string, mode: GuardMode, params: Record<string, unknown> = {}): Promise<void> {
+      // The statement as a literal in the body, not a parameter in the URL: a long one would be
+      // over the length ClickHouse takes for a URL's field.
       const [tokens] = JSON.parse(
-        await ask(
-          'SELECT tokenizeQuery({statement:String}) FORMAT JSONCompactEachRow',
-          { statement: sql },
-          'guard',
-        ),
+        await ask(`SELECT tokenizeQuery('${stringLiteral(sql)}') FORMAT JSONCompactEachRow`, {}, 'guard'),
       ) as [Token[]]
       checkTokens(sql, tokens, params)
       const root = parseExplainAst(await ask(`EXPLAIN AST ${sql}`, params, 'caller'))
       walkStatement(root, mode, list)
+      if (PLAIN_STATEMENTS.has(root.type)) checkPlainStatement(tokens)
     },
   }
+}
+
+/** ClickHouse string literal content: every backslash and quote escaped, NUL written as \0. */
+function stringLiteral(text: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll("'", "\\'").replaceAll('\u0000', '\\0')
 }
 
 function walkStatement(root: AstNode, mode: GuardMode, list: Allowlist): void {
@@ -135,6 +160,22 @@ function walkStatement(root: AstNode, mode: GuardMode, list: Allowlist): void {
   )
 }
 
+/** A string literal's text as EXPLAIN AST prints it (TabSeparatedRaw): `'name(0.5)'`. */
+const AGGREGATE_NAME = /^'([A-Za-z_][A-Za-z0-9_]*)(\(\s*[-+0-9.eE]+(\s*,\s*[-+0-9.eE]+)*\s*\))?'$/
+
+/** arrayReduce('name(params)', …): a plain, allowed aggregate name and number parameters only. */
+function checkAggregateName(node: AstNode, name: string, list: Allowlist): void {
+  const first = node.children[0]?.children[0]
+  const literal = first?.type === 'Literal' ? first.text : ''
+  const aggregate = AGGREGATE_NAME.exec(literal)?.[1]
+  if (!aggregate)
+    throw new SqlRefused(
+      `${name}() takes the aggregate function's name as a string literal with number parameters at most, e.g. 'quantile(0.9)'`,
+    )
+  const why = list.refuseFunction(aggregate)
+  if (why) throw new SqlRefused(`function ${aggregate}() is not allowed: ${why}`)
+}
+
 function walk(node: AstNode, parent: AstNode, list: Allowlist): void {
   if (!SELECT_NODES.has(node.type))
     throw new SqlRefused(`uses ${node.type}, which Tally does not allow in SQL it runs for others`)
@@ -146,6 +187,7 @@ function walk(node: AstNode, parent: AstNode, list: Allowlist): void {
       throw new SqlRefused(
         `${tableFunction ? 'table function' : 'function'} ${name}() is not allowed: ${why}`,
       )
+    if (!tableFunction && AGGREGATE_NAME_IN_A_STRING.includes(name)) checkAggregateName(node, name, list)
   } else if (node.type === 'Identifier' || node.type === 'TableIdentifier') {
     const name = nodeName(node)
     // clickhouse-local reads a file named as a table of its default database (`/etc/passwd`).

@@ -25,6 +25,8 @@ const SETTINGS = "it reads the server's configuration"
 const CATALOGUE = 'it reads the catalogue of databases beyond what your query may see'
 const UNBOUNDED =
   'its work per row grows without bound with its arguments (it would hold the server for minutes)'
+const SQL_IN_A_STRING =
+  'it runs the column expressions written in its structure string, which Tally cannot check'
 
 /** Single functions (and so their aliases) that are never allowed. */
 const DENIED_FUNCTIONS = new Map<string, string>(
@@ -59,6 +61,8 @@ const DENIED_FUNCTIONS = new Map<string, string>(
     generateSerialID: 'it writes counters to Keeper',
     logTrace: "it writes into the server's log",
     fuzzQuery: 'it is a testing tool of ClickHouse',
+    structureToProtobufSchema: SQL_IN_A_STRING,
+    structureToCapnProtoSchema: SQL_IN_A_STRING,
     sleep: 'it holds a query slot doing nothing',
     sleepEachRow: 'it holds a query slot doing nothing',
     editDistance: UNBOUNDED,
@@ -87,7 +91,8 @@ const SYNTAX_FUNCTIONS: readonly string[] = ['lambda', 'exists', 'untuple', 'gro
 
 /**
  * Table functions (`FROM f(…)`) a caller may use: they make rows out of their arguments alone.
- * Every other one reads files, URLs, other servers, other tables or the server's own storage.
+ * Every other one reads files, URLs, other servers, other tables or the server's own storage; and
+ * values('x UInt8, y String ALIAS f()', …) runs column expressions written in its structure string.
  */
 const ALLOWED_TABLE_FUNCTIONS: readonly string[] = [
   'numbers',
@@ -97,8 +102,18 @@ const ALLOWED_TABLE_FUNCTIONS: readonly string[] = [
   'generate_series',
   'generateSeries',
   'primes',
-  'values',
   'view',
+]
+
+/**
+ * Functions whose first argument names an aggregate function in a string, which ClickHouse parses
+ * and runs, parameters included (arrayReduce('quantile(f())', …)): the string must be a plain name
+ * with at most number parameters, and the name must be allowed.
+ */
+export const AGGREGATE_NAME_IN_A_STRING: readonly string[] = [
+  'arrayReduce',
+  'arrayReduceInRanges',
+  'initializeAggregation',
 ]
 
 export interface AllowedFunctions {

@@ -24,6 +24,12 @@ const sqlQueryBody = z
       .superRefine((params, ctx) => {
         const names = Object.keys(params)
         if (names.length > 100) ctx.addIssue({ code: 'custom', message: 'must hold at most 100 parameters' })
+        const length = Object.values(params).reduce<number>(
+          (n, v) => n + (typeof v === 'string' ? v.length : 0),
+          0,
+        )
+        if (length > 100_000)
+          ctx.addIssue({ code: 'custom', message: 'must hold at most 100000 characters of text in all' })
         for (const name of names.filter((n) => !PARAM_NAME.test(n)))
           ctx.addIssue({
             code: 'custom',

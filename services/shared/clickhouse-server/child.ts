@@ -16,6 +16,7 @@ import { listeningPorts } from './proc.ts'
 import {
   type ChildMessage,
   type ChildOptions,
+  CONTAINED_DATA_DIR,
   EXIT,
   FILES,
   KEEPALIVE_QUERY_ID,
@@ -137,11 +138,13 @@ function lockThenStart(): void {
 }
 
 function start(): void {
+  // The paths ClickHouse is given are those it sees, inside its root when contained.
+  const engineDir = options.sandbox ? CONTAINED_DATA_DIR : options.dataDir
   const argv = [
     'clickhouse',
-    `--path=${join(options.dataDir, FILES.data)}`,
-    `--config-file=${join(options.dataDir, FILES.config)}`,
-    `--logger.log=${join(options.dataDir, FILES.log)}`,
+    `--path=${join(engineDir, FILES.data)}`,
+    `--config-file=${join(engineDir, FILES.config)}`,
+    `--logger.log=${join(engineDir, FILES.log)}`,
     // With a log level set, clickhouse-local prints its own errors (port taken, bad config) to
     // stderr, where the parent collects them, instead of into a result nobody reads.
     '--log-level=warning',

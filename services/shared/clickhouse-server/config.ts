@@ -96,11 +96,17 @@ export function loadCredentials(secretsDir: string, dataDir: string): Credential
  * Writes config.xml and users.xml for clickhouse-local; returns the config file's path. Analysts
  * may read `database` only.
  */
-export function writeServerConfig(dataDir: string, credentials: Credentials, database: string): string {
+export function writeServerConfig(
+  dataDir: string,
+  credentials: Credentials,
+  database: string,
+  /** Where the server sees `dataDir`: the same path, or CONTAINED_DATA_DIR when contained. */
+  engineDir: string,
+): string {
   const configPath = join(dataDir, FILES.config)
   mkdirSync(join(dataDir, FILES.userFiles), { recursive: true, mode: 0o700 })
   writeAtomically(join(dataDir, FILES.users), usersXml(credentials, database))
-  writeAtomically(configPath, configXml(dataDir))
+  writeAtomically(configPath, configXml(engineDir))
   return configPath
 }
 
@@ -117,12 +123,12 @@ function writeAtomically(path: string, text: string): void {
 // The file paths a query may name are an empty directory of the server's own (clickhouse-local
 // does not enforce them, the containment does; they are set for depth). UTC whatever the host's
 // zone: the contained server has no /etc/localtime, and times must not depend on where it runs.
-const configXml = (dataDir: string) => `<clickhouse>
+const configXml = (engineDir: string) => `<clickhouse>
   <user_directories>
     <users_xml><path>${FILES.users}</path></users_xml>
   </user_directories>
-  <user_files_path>${xmlText(join(dataDir, FILES.userFiles))}/</user_files_path>
-  <format_schema_path>${xmlText(join(dataDir, FILES.userFiles))}/</format_schema_path>
+  <user_files_path>${xmlText(join(engineDir, FILES.userFiles))}/</user_files_path>
+  <format_schema_path>${xmlText(join(engineDir, FILES.userFiles))}/</format_schema_path>
   <timezone>UTC</timezone>
   <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
   <logger>

@@ -13,7 +13,7 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import { lchownSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { SandboxOptions } from './protocol.ts'
+import { CONTAINED_DATA_DIR, type SandboxOptions } from './protocol.ts'
 
 export type ContainmentMode = 'auto' | 'required' | 'off'
 
@@ -25,6 +25,8 @@ export interface Containment {
   /** For the start-up log: how the child is contained, or why it is not. */
   describe: string
   contained: boolean
+  /** Gives the data directory (and what was just written into it) to the child's user. */
+  handOver?: () => void
 }
 
 const SERVICE_USER = 'tally-clickhouse'
@@ -48,12 +50,12 @@ export function planContainment(mode: ContainmentMode, dataDir: string): Contain
   if (!unshare) return refused("util-linux's unshare(1) is not installed")
   if (process.getuid?.() === 0) {
     const { ids, describe } = serviceUser()
-    chownTree(dataDir, ids)
     return {
       contained: true,
+      handOver: () => chownTree(dataDir, ids),
       launcher: { command: unshare, args: NAMESPACES },
       sandbox: { runAs: ids },
-      describe: `contained: namespaces (mount, pid, uts, ipc), a root holding only ${dataDir}, user ${describe}`,
+      describe: `contained: namespaces (mount, pid, uts, ipc), a root holding only ${dataDir} (as ${CONTAINED_DATA_DIR}), user ${describe}`,
     }
   }
   const args = ['--user', '--map-root-user', ...NAMESPACES]
@@ -66,7 +68,7 @@ export function planContainment(mode: ContainmentMode, dataDir: string): Contain
     contained: true,
     launcher: { command: unshare, args },
     sandbox: {},
-    describe: `contained: a user namespace without capabilities, namespaces (mount, pid, uts, ipc), a root holding only ${dataDir}`,
+    describe: `contained: a user namespace without capabilities, namespaces (mount, pid, uts, ipc), a root holding only ${dataDir} (as ${CONTAINED_DATA_DIR})`,
   }
 }
 

@@ -21,10 +21,16 @@ export interface ChildOptions {
   sandbox?: SandboxOptions
 }
 
+/**
+ * Where a contained server sees its data directory: a neutral path, so that nothing it shows
+ * (system.databases.data_path, its errors) names a path of the host.
+ */
+export const CONTAINED_DATA_DIR = '/clickhouse'
+
 export interface SandboxOptions {
   /** An empty directory the child's root is built in. */
   root: string
-  /** The one directory of the host the child keeps, read-write, at the same path. */
+  /** The one directory of the host the child keeps, read-write, at CONTAINED_DATA_DIR. */
   dataDir: string
   /** As real root: the unprivileged user the child becomes. Absent in a user namespace. */
   runAs?: { uid: number; gid: number }

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { join } from 'node:path'
 import koffi from 'koffi'
-import type { SandboxOptions } from './protocol.ts'
+import { CONTAINED_DATA_DIR, type SandboxOptions } from './protocol.ts'
 
 const MS_RDONLY = 0x1
 const MS_NOSUID = 0x2
@@ -65,7 +65,8 @@ function bind(source: string, target: string, readOnly: boolean): void {
 }
 
 /**
- * Builds the root in `options.root` (an empty directory), enters it and drops privileges. Runs on
+ * Builds the root in `options.root` (an empty directory): the data directory at CONTAINED_DATA_DIR,
+ * a /proc of its own PID namespace, a few devices, an empty /tmp. Enters it and drops privileges. Runs on
  * Node's main thread; ClickHouse's threads, started from it afterwards, inherit all of it. Throws
  * naming the step that failed: the child then exits without starting ClickHouse.
  */
@@ -89,16 +90,15 @@ export function enterSandbox(options: SandboxOptions): void {
     mount('tally', inside('tmp'), 'tmpfs', MS_NOSUID | MS_NODEV | MS_NOEXEC, 'mode=1777,size=64m'),
     'tmpfs on /tmp',
   )
-  // Last: the data directory may itself lie under /tmp.
-  mkdirSync(inside(dataDir), { recursive: true })
-  bind(dataDir, inside(dataDir), false)
+  mkdirSync(inside(CONTAINED_DATA_DIR))
+  bind(dataDir, inside(CONTAINED_DATA_DIR), false)
   check(
     mount(null, root, null, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, 'mode=0755'),
     'remount / read-only',
   )
   check(chdir(root), `chdir ${root}`)
   check(chroot('.'), 'chroot')
-  check(chdir(dataDir), `chdir ${dataDir}`)
+  check(chdir(CONTAINED_DATA_DIR), `chdir ${CONTAINED_DATA_DIR}`)
   const hostname = 'tally-clickhouse'
   check(sethostname(hostname, Buffer.byteLength(hostname)), 'sethostname')
   dropPrivileges(options.runAs)

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { delay, isAlive } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
 import { type ContainmentMode, planContainment } from './containment.ts'
-import { FILES, type ServerState } from './protocol.ts'
+import { CONTAINED_DATA_DIR, FILES, type ServerState } from './protocol.ts'
 import { spawnServer } from './spawn.ts'
 import { addresses, findRunning } from './state.ts'
 
@@ -93,9 +93,12 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   for (;;) {
     const running = await findRunning(dataDir)
     if (running) return attach(running, credentials, options)
-    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default')
     mkdirSync(join(dataDir, FILES.root), { recursive: true, mode: 0o755 })
     const containment = planContainment(options.containment ?? 'auto', dataDir)
+    const engineDir = containment.sandbox ? CONTAINED_DATA_DIR : dataDir
+    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default', engineDir)
+    // Made by this process: the contained server's user must own them.
+    containment.handOver?.()
     const owned = await spawnServer(options, credentials, containment, deadline)
     if (owned !== 'locked') return owned
     // Another process holds the lock: its server is starting. Attach once it answers; try again
