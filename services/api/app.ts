@@ -126,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   await installOpenApi(app, publicUrl(deps.config))
 
-  await app.register(healthRoutes(deps.readiness))
+  await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
