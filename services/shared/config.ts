@@ -272,6 +272,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'Invalid configuration: TALLY_ADMIN_API_KEY: must differ from TALLY_BOOTSTRAP_API_KEY (an organization key)',
       )
     }
+    if (config.TALLY_RATE_LIMIT_BYTES_PER_MINUTE < config.TALLY_INTAKE_MAX_BYTES) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_RATE_LIMIT_BYTES_PER_MINUTE: must be at least TALLY_INTAKE_MAX_BYTES (else the largest intake could never pass)',
+      )
+    }
+    if (config.TALLY_RATE_LIMIT_EVENTS_PER_MINUTE < config.TALLY_INTAKE_MAX_EVENTS) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_RATE_LIMIT_EVENTS_PER_MINUTE: must be at least TALLY_INTAKE_MAX_EVENTS (else the largest intake could never pass)',
+      )
+    }
     if (config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG > config.TALLY_PUBLISH_QUEUE_MAX_BYTES) {
       throw new ConfigError(
         'Invalid configuration: TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG: must not exceed TALLY_PUBLISH_QUEUE_MAX_BYTES',

@@ -13,7 +13,8 @@ interface RateLimitResult {
 
 export interface RateLimiter {
   readonly kind: 'redis' | 'memory'
-  hit(key: string, limit: number): Promise<RateLimitResult>
+  /** Counts `cost` (1 by default: a request; or events, bytes) against `key`'s window of `limit`. */
+  hit(key: string, limit: number, cost?: number): Promise<RateLimitResult>
   close(): Promise<void>
 }
 
@@ -33,14 +34,14 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
   sweep.unref()
   return {
     kind: 'memory',
-    async hit(key, limit) {
+    async hit(key, limit, cost = 1) {
       const t = now()
       let w = windows.get(key)
       if (!w || t - w.start >= WINDOW_MS) {
         w = { start: t - (t % WINDOW_MS), count: 0 }
         windows.set(key, w)
       }
-      w.count++
+      w.count += cost
       return result(limit, w.count, w.start + WINDOW_MS - t)
     },
     async close() {
@@ -50,8 +51,8 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
 }
 
 const HIT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return {count, redis.call('PTTL', KEYS[1])}`
 
 /**
@@ -64,10 +65,10 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate_limit_redis_error'))
   return {
     kind: 'redis',
-    async hit(key, limit) {
+    async hit(key, limit, cost = 1) {
       try {
         const window = Math.floor(Date.now() / WINDOW_MS)
-        const reply = redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS)
+        const reply = redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS, cost)
         const [count, ttl] = (await withDeadline(reply, 500, 'no answer from Redis')) as [number, number]
         return result(limit, count, ttl > 0 ? ttl : WINDOW_MS)
       } catch (err) {

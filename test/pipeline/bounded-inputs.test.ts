@@ -117,6 +117,8 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
       publisher: tally.publisher,
       prices: loadPriceTable(),
       log,
+      lookupTimeoutMs: 1_000,
+      countEvents: async () => {},
     })
     const err = await intake(org.organizationId, [
       { status: 200, cached: false, model: 'a' },
