@@ -170,10 +170,16 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
           log.info({ group: groupId, memberId: member.consumer.memberId }, 'kafka_consumer_joined')
         }
         const current: Member = member
+        // An aborted membership (the watchdog, stop) is left at once, even while a write hangs:
+        // its batches are no longer alive, so nothing of them is committed.
+        const ended = new Promise<void>((resolve) => current.aborted.addEventListener('abort', () => resolve()))
         for (;;) {
           const messages = await current.next(chunkSize, chunkBytes)
           if (!messages) break
-          await handle(messages, current)
+          const handling = handle(messages, current)
+          // Its failure after the membership ended has nobody left to tell.
+          handling.catch(() => {})
+          await Promise.race([handling, ended])
           backoff = 250
         }
         if (stopping.signal.aborted) return
