@@ -168,6 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestsPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
     eventsPerMinute: deps.config.TALLY_RATE_LIMIT_EVENTS_PER_MINUTE,
     bytesPerMinute: deps.config.TALLY_RATE_LIMIT_BYTES_PER_MINUTE,
+    maxIntakeEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+    maxIntakeBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
   })
   // Everything registered in here needs an API key and counts against its organization's limits.
   await app.register(async (api) => {

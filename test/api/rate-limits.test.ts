@@ -230,8 +230,18 @@ describe.skipIf(!redisUrl)('with Redis', () => {
       expect((await a.hit(key, 2)).allowed).toBe(false)
       // Costs add up across processes too (events, bytes).
       const bytes = `${key}-bytes`
-      expect(await a.hit(bytes, 100, 60)).toMatchObject({ allowed: true, remaining: 40 })
-      expect(await b.hit(bytes, 100, 41)).toMatchObject({ allowed: false, remaining: 0 })
+      expect(await a.hit(bytes, 100, { cost: 60 })).toMatchObject({ allowed: true, remaining: 40 })
+      expect(await b.hit(bytes, 100, { cost: 41 })).toMatchObject({ allowed: false, remaining: 0 })
+      // And the one-second windows: 30 + 30 within one second pass 50 a second, wherever counted
+      // (a second that turns between the two hits is taken again).
+      const burst = async (n: number): Promise<unknown> => {
+        const k = `${key}-burst-${n}`
+        const at = Math.floor(Date.now() / 1000)
+        await a.hit(k, 1_000, { cost: 30, perSecond: 50 })
+        const second = await b.hit(k, 1_000, { cost: 30, perSecond: 50 })
+        return Math.floor(Date.now() / 1000) === at || n >= 3 ? second : burst(n + 1)
+      }
+      expect(await burst(1)).toMatchObject({ allowed: false, window: 'second', limit: 50 })
     } finally {
       await a.close()
       await b.close()
@@ -254,6 +264,20 @@ describe('when Redis does not answer', () => {
 })
 
 describe('memory limiter windows', () => {
+  it('with a per-second allowance, a minute’s worth cannot arrive in one second; the minute still caps', async () => {
+    let now = 60_000 * 200
+    const limiter = createMemoryRateLimiter(() => now)
+    const hit = (cost: number) => limiter.hit('events', 100, { cost, perSecond: 40 })
+    expect(await hit(30)).toMatchObject({ allowed: true, remaining: 70, window: 'minute' })
+    expect(await hit(20)).toMatchObject({ allowed: false, limit: 40, window: 'second', resetMs: 1_000 })
+    now += 1_000
+    expect(await hit(20)).toMatchObject({ allowed: true, window: 'minute' })
+    now += 1_000
+    // Over the minute too: the minute is what to wait for.
+    expect(await hit(40)).toMatchObject({ allowed: false, limit: 100, window: 'minute', resetMs: 58_000 })
+    await limiter.close()
+  })
+
   it('resets when the minute turns', async () => {
     let now = 60_000 * 100 + 59_000
     const limiter = createMemoryRateLimiter(() => now)

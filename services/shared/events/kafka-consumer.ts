@@ -172,7 +172,9 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
         const current: Member = member
         // An aborted membership (the watchdog, stop) is left at once, even while a write hangs:
         // its batches are no longer alive, so nothing of them is committed.
-        const ended = new Promise<void>((resolve) => current.aborted.addEventListener('abort', () => resolve()))
+        const ended = new Promise<void>((resolve) =>
+          current.aborted.addEventListener('abort', () => resolve()),
+        )
         for (;;) {
           const messages = await current.next(chunkSize, chunkBytes)
           if (!messages) break
