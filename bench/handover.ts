@@ -153,7 +153,8 @@ function fill(brokers: string, topic: string) {
   }
 }
 
-async function round(env: NodeJS.ProcessEnv, mode: 'survivor' | 'dynamic restart' | 'static restart') {
+/** A topic of its own being filled, and a group of members on it, for `work`; stopped after. */
+async function withGroup<T>(env: NodeJS.ProcessEnv, work: (group: ReturnType<typeof members>) => Promise<T>) {
   const brokers = env.KAFKA_BROKERS as string
   const topic = `tally.bench.handover.${randomUUID().slice(0, 8)}`
   await withAdmin(connection(brokers, 'bench-admin'), (admin) =>
@@ -161,8 +162,18 @@ async function round(env: NodeJS.ProcessEnv, mode: 'survivor' | 'dynamic restart
   )
   const stopFill = fill(brokers, topic)
   const group = members(env, `bench-${randomUUID().slice(0, 8)}`, topic)
-  const staticIds = mode === 'static restart'
   try {
+    return await work(group)
+  } finally {
+    await group.stopAll()
+    await stopFill()
+  }
+}
+
+/** Seconds until the partitions of a member killed with kill -9 are consumed again. */
+function round(env: NodeJS.ProcessEnv, mode: 'survivor' | 'dynamic restart' | 'static restart') {
+  const staticIds = mode === 'static restart'
+  return withGroup(env, async (group) => {
     await group.start('a', staticIds ? 'member-a' : '')
     await group.start('b', staticIds ? 'member-b' : '')
     // Both members consuming their share before the kill.
@@ -174,30 +185,16 @@ async function round(env: NodeJS.ProcessEnv, mode: 'survivor' | 'dynamic restart
     if (mode !== 'survivor') await group.start('b2', staticIds ? 'member-b' : '')
     const back = await group.handledAgain(orphaned, killed)
     return (back - killed) / 1000
-  } finally {
-    await group.stopAll()
-    await stopFill()
-  }
+  })
 }
 
-/** The ceiling: a member process started and joined to a group of its own, consuming. */
-async function restartCeiling(env: NodeJS.ProcessEnv) {
-  const brokers = env.KAFKA_BROKERS as string
-  const topic = `tally.bench.handover.${randomUUID().slice(0, 8)}`
-  await withAdmin(connection(brokers, 'bench-admin'), (admin) =>
-    admin.createTopics({ topics: [topic, `${topic}.dlq`], partitions: PARTITIONS, replicas: -1 }),
-  )
-  const stopFill = fill(brokers, topic)
-  const group = members(env, `bench-${randomUUID().slice(0, 8)}`, topic)
-  try {
+/** The ceiling: seconds for a member process to start, join a group of its own and consume. */
+function restartCeiling(env: NodeJS.ProcessEnv) {
+  return withGroup(env, async (group) => {
     const started = Date.now()
     await group.start('c')
-    const consumed = await group.handledAgain([0, 1, 2, 3], started)
-    return (consumed - started) / 1000
-  } finally {
-    await group.stopAll()
-    await stopFill()
-  }
+    return ((await group.handledAgain([0, 1, 2, 3], started)) - started) / 1000
+  })
 }
 
 async function drive(env: NodeJS.ProcessEnv) {

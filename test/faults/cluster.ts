@@ -6,7 +6,13 @@ import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { clickhouseEnv, engines } from '../support/harness.ts'
 import { ownBroker } from '../support/kafka-broker.ts'
-import { freshDataDir, spawnTally, stopTally, type TallyProcess } from '../support/processes.ts'
+import {
+  cleanUpProcesses,
+  freshDataDir,
+  spawnTally,
+  stopTally,
+  type TallyProcess,
+} from '../support/processes.ts'
 import { createScratchDatabase } from '../support/scratch-database.ts'
 import { waitFor } from '../support/wait.ts'
 import {
@@ -93,9 +99,19 @@ export async function startCluster(env: Record<string, string> = {}) {
     )
     return p
   }
-  // The API first: it applies the migrations the others would otherwise race on.
-  await start('api')
-  await Promise.all([start('ingest'), start('dispatcher')])
+  // The API first: it applies the migrations the others would otherwise race on. A start that
+  // fails leaves nothing behind: the processes, the broker and the database go with it.
+  try {
+    await start('api')
+    await Promise.all([start('ingest'), start('dispatcher')])
+  } catch (err) {
+    await cleanUpProcesses()
+    await broker.remove()
+    await receiver.close()
+    await database.drop()
+    certs.remove()
+    throw err
+  }
 
   const sql = postgres(database.url, { onnotice: () => {}, max: 2 })
   const keys = createApiKeyRepo(sql)
@@ -196,10 +212,14 @@ export async function startCluster(env: Record<string, string> = {}) {
       return Date.now() - from
     },
     async stop() {
+      // A broker a failed test left frozen must answer its SIGTERM.
+      broker.thaw()
       await Promise.all(
         Object.values(processes).map((p) => (p.child.exitCode === null ? stopTally(p) : Promise.resolve(0))),
       )
       await broker.remove()
+      // Whatever did not stop on SIGTERM is killed, and the data directories removed.
+      await cleanUpProcesses()
       await clickhouse
         .command({ query: `DROP DATABASE IF EXISTS ${common.CLICKHOUSE_DATABASE}` })
         .catch(() => {})

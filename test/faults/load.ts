@@ -73,9 +73,14 @@ export function tenantLoad(api: string, org: Org, options: LoadOptions) {
   const startOne = () => {
     if (inFlight >= maxInFlight) return
     const ids = Array.from({ length: options.events }, () => randomUUID())
+    // The same body on every attempt, its time included, as a client retrying must send it: a
+    // retry that came with another created_at would be another row (the table's sorting key
+    // holds it) whenever its first attempt landed after all and is not stored yet.
+    const createdAt = Date.now()
     const body = JSON.stringify({
       events: ids.map((request_id) => ({
         request_id,
+        created_at: createdAt,
         model: 'gpt-4o-mini',
         ...(padding ? { request: padding } : {}),
       })),

@@ -5,6 +5,7 @@ import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import { readGroupLag } from '../../services/shared/events/consumer-lag.ts'
 import { type KafkaConnection, runKafkaConsumer } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import type { EventHandler } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
 import { createTopic, produceRaw } from '../support/kafka.ts'
@@ -34,6 +35,23 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
     for (const stop of stops.reverse()) await stop()
   })
 
+  /** A consumer of the test topic in `groupId`, writing with `handler`. */
+  const consume = async (
+    groupId: string,
+    handler: EventHandler,
+    options: { stallTimeoutMs?: number; chunkSize?: number } = {},
+  ) =>
+    runKafkaConsumer({
+      kafka,
+      groupId,
+      topic,
+      dlqTopic: `${topic}.dlq`,
+      codec: await loadRequestEventCodec(),
+      log,
+      handler,
+      ...options,
+    })
+
   it('is made anew by the watchdog when a write hangs, says so, and then writes everything', async () => {
     const codec = await loadRequestEventCodec()
     const events = Array.from({ length: 40 }, () => sampleEvent())
@@ -45,16 +63,9 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
     const groupId = `recovery-${randomUUID().slice(0, 8)}`
     const written = new Set<string>()
     let hung = false
-    const consumer = await runKafkaConsumer({
-      kafka,
+    const consumer = await consume(
       groupId,
-      topic,
-      dlqTopic: `${topic}.dlq`,
-      codec,
-      log,
-      chunkSize: 10,
-      stallTimeoutMs: 2_000,
-      handler: {
+      {
         name: 'hangs-once',
         async handle(batch: RequestEvent[]) {
           if (!hung) {
@@ -66,7 +77,8 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
           for (const e of batch) written.add(e.request_id)
         },
       },
-    })
+      { chunkSize: 10, stallTimeoutMs: 2_000 },
+    )
     stops.push(() => consumer.stop())
     const stalledBefore = await metric(
       'tally_consumer_restarts_total',
@@ -87,20 +99,11 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
   }, 90_000)
 
   it('is not ready once stopped, and its group lag comes from the broker (what a new group would read)', async () => {
-    const codec = await loadRequestEventCodec()
     const groupId = `recovery-lag-${randomUUID().slice(0, 8)}`
     const lag = await readGroupLag(kafka, groupId, topic)
     // A group that never committed lags by everything on the topic.
     expect([...lag.values()].reduce((a, b) => a + b, 0)).toBe(40)
-    const consumer = await runKafkaConsumer({
-      kafka,
-      groupId,
-      topic,
-      dlqTopic: `${topic}.dlq`,
-      codec,
-      log,
-      handler: { name: 'ok', handle: async () => {} },
-    })
+    const consumer = await consume(groupId, { name: 'ok', handle: async () => {} })
     await waitFor(
       async () => [...(await readGroupLag(kafka, groupId, topic)).values()].every((l) => l === 0),
       {
