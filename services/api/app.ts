@@ -24,7 +24,7 @@ import { installInputRules } from './http/inputs.ts'
 import { trackRouteMethods } from './http/methods.ts'
 import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
-import { rateLimitHook } from './http/rate-limit.ts'
+import { organizationLimits } from './http/rate-limit.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
 import { recordHttpMetrics } from './metrics/http.ts'
@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   await installOpenApi(app, publicUrl(deps.config))
 
-  await app.register(healthRoutes(deps.readiness))
+  await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
@@ -165,12 +165,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     'client' in sqlAccess
       ? createSqlRunner(sqlAccess.client, deps.clickhouse, sqlLimits(deps.config), deps.log)
       : sqlAccess.unavailable
-  // Everything registered in here needs an API key and counts against its rate limit.
+  const quota = organizationLimits(deps.rateLimiter, {
+    requestsPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
+    eventsPerMinute: deps.config.TALLY_RATE_LIMIT_EVENTS_PER_MINUTE,
+    bytesPerMinute: deps.config.TALLY_RATE_LIMIT_BYTES_PER_MINUTE,
+    maxIntakeEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+    maxIntakeBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
+  })
+  // Everything registered in here needs an API key and counts against its organization's limits.
   await app.register(async (api) => {
     api.addHook('onRequest', auth.hook)
-    api.addHook('onRequest', rateLimitHook(deps.rateLimiter, deps.config.TALLY_RATE_LIMIT_PER_MINUTE))
-    await api.register(apiKeyRoutes(keys, auth.forget))
-    const requests = requestServices({ ...deps, limits })
+    api.addHook('onRequest', quota.onRequest)
+    api.addHook('preParsing', quota.preParsing)
+    api.addHook('preValidation', quota.preValidation)
+    await api.register(apiKeyRoutes(keys, auth.forget, deps.config.TALLY_MAX_API_KEYS_PER_ORG))
+    const requests = requestServices({ ...deps, limits, quota })
     await api.register(requestRoutes({ ...requests, config: deps.config, gate }))
     await api.register(
       otlpRoutes({

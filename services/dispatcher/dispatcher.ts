@@ -34,6 +34,7 @@ export async function startDispatcher(config: Config, sql: Sql, log: Logger): Pr
     leaseMs,
     maxInFlight: config.TALLY_WEBHOOK_CONCURRENCY,
     perDestination: config.TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION,
+    maxHeldBytes: config.TALLY_WEBHOOK_HELD_BYTES,
   })
   const handler = createDispatchHandler({ directory, repo, worker, leaseMs, log })
   log.info(

@@ -29,12 +29,13 @@ export function createDispatchHandler(deps: {
   const { directory, repo, worker, leaseMs, log } = deps
   return {
     name: 'dispatcher',
+    permanent: deliveryErrorReason,
     async handle(events: RequestEvent[]) {
       if (events.length === 0) return
       const started = Date.now()
       const webhooks = await directory.forOrganizations([...new Set(events.map((e) => e.organization_id))])
       const deliveries: NewDelivery[] = []
-      let room = worker.room()
+      const room = worker.room()
       for (const event of events) {
         const bodies = new Map<boolean, Buffer>()
         for (const webhook of webhooks.get(event.organization_id) ?? []) {
@@ -46,12 +47,18 @@ export function createDispatchHandler(deps: {
             body = buildPayload(event, webhook.includeData, 'request.completed')
             bodies.set(webhook.includeData, body)
           }
+          // Claimed (sent from memory) while this process has room for it, else left due for any.
+          const claimed = room.count > 0 && room.bytes >= body.length
+          if (claimed) {
+            room.count--
+            room.bytes -= body.length
+          }
           deliveries.push({
             webhookId: webhook.id,
             requestId: event.request_id,
             event: 'request.completed',
             body,
-            claimed: room-- > 0,
+            claimed,
           })
         }
       }
@@ -78,4 +85,18 @@ export function createDispatchHandler(deps: {
       )
     },
   }
+}
+
+/**
+ * Why recording deliveries can never succeed for the events at hand: Postgres refused their
+ * values (SQLSTATE class 22, data exception) or a size (class 54, program limit exceeded), or
+ * their bodies did not fit in a string (V8's RangeError). Anything else (a connection refused or
+ * dropped, a timeout) may pass later and is retried.
+ */
+function deliveryErrorReason(err: unknown): string | undefined {
+  if (err instanceof RangeError) return `cannot be held in memory: ${err.message}`
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && /^(22|54)[0-9A-Z]{3}$/.test(code))
+    return `postgres ${code}: ${((err as Error).message ?? '').split('\n')[0]?.slice(0, 300)}`
+  return undefined
 }

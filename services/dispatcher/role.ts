@@ -4,6 +4,7 @@ import { startDispatcher } from './dispatcher.ts'
 /** Request events into webhook deliveries, and the worker that sends them. */
 export const dispatcherRole: ConsumerRole = {
   group: 'tally-dispatcher',
+  deadLettersUndecodable: false,
   needs: { postgres: true },
   async start({ config, engines, log, shutdown }) {
     const dispatcher = await startDispatcher(

@@ -49,6 +49,8 @@ export interface WorkerOptions {
    * default), and when outcomes are written slower than attempts end, claiming waits for them.
    */
   maxHeld?: number
+  /** Bytes of delivery bodies held at most (one larger body is still taken when nothing else is). */
+  maxHeldBytes?: number
   pollMs?: number
   /** How long stop() keeps trying to write outcomes while Postgres fails. */
   stopBudgetMs?: number
@@ -76,24 +78,29 @@ export function createDeliveryWorker(options: WorkerOptions) {
   const maxInFlight = options.maxInFlight ?? 256
   const maxHeld = options.maxHeld ?? maxInFlight * 4
   const leases = createLeases({ repo, leaseMs, log })
-  const held = createHeld(maxHeld)
+  const held = createHeld(maxHeld, options.maxHeldBytes ?? 64 * 1024 * 1024)
   const outcomes = createOutcomeWriter({ repo, log, stopBudgetMs: options.stopBudgetMs ?? 10_000 })
   const lanes = createLanes<Job>({
     maxInFlight,
     perDestination: options.perDestination ?? 32,
     run: async (job) => {
-      if (!(await attempt(job))) release(1, job.fresh) // else once its outcome is written
+      if (!(await attempt(job))) release([job.delivery], job.fresh) // else once its outcome is written
     },
   })
   /** Webhooks being disabled after a 410: stop() waits for them. */
   const disables = new Set<Promise<void>>()
   let running = true
   const poller = startPoller({
-    claimRoom: held.claimRoom,
+    // A claim needs room for at least one body; its size is only known once claimed.
+    claimRoom: () => {
+      const room = held.claimRoom()
+      return room.bytes > 0 ? room.count : 0
+    },
     async claim(limit) {
-      const due = await repo.claimDue(limit, leaseMs, leases.ids())
-      enqueue(due, false)
-      return due.length
+      const { claimed, more } = await repo.claimDue(limit, leaseMs, leases.ids(), held.claimRoom().bytes)
+      enqueue(claimed, false)
+      // Cut short by bytes: as if the room was filled, so the poller waits for room, not a tick.
+      return more ? limit : claimed.length
     },
     pollMs: options.pollMs ?? 200,
     wakeAt: Math.min(100, maxHeld / 4),
@@ -102,20 +109,20 @@ export function createDeliveryWorker(options: WorkerOptions) {
 
   function enqueue(deliveries: ClaimedDelivery[], fresh: boolean): void {
     if (deliveries.length === 0) return
-    held.add(deliveries.length, fresh)
+    held.add(deliveries, fresh)
     leases.hold(deliveries)
     void place(deliveries, fresh)
   }
 
-  function release(count: number, fresh: boolean): void {
-    held.release(count, fresh)
+  function release(deliveries: readonly ClaimedDelivery[], fresh: boolean): void {
+    held.release(deliveries, fresh)
     poller.roomFreed()
   }
 
   /** Lets go of deliveries that will not be attempted here: their lease runs out, if still pending. */
   function drop(deliveries: ClaimedDelivery[], fresh: boolean): void {
     for (const delivery of deliveries) leases.forget(delivery)
-    release(deliveries.length, fresh)
+    release(deliveries, fresh)
   }
 
   /** Into the lane of each delivery's destination. */
@@ -147,7 +154,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
     return new Promise((resolve) =>
       outcomes.write(completion, () => {
         leases.forget(completion.delivery)
-        release(1, fresh)
+        release([completion.delivery], fresh)
         resolve()
       }),
     )
@@ -209,9 +216,12 @@ export function createDeliveryWorker(options: WorkerOptions) {
   }
 
   return {
-    /** How many fresh deliveries this process can take now; the rest are left due for any. */
-    room(): number {
-      return running ? held.room() : 0
+    /**
+     * How many fresh deliveries, and bytes of their bodies, this process can take now; the rest
+     * are left due for any.
+     */
+    room(): { count: number; bytes: number } {
+      return running ? held.room() : { count: 0, bytes: 0 }
     },
     enqueue,
 
@@ -221,7 +231,7 @@ export function createDeliveryWorker(options: WorkerOptions) {
       outcomes.stopping()
       const unstarted = lanes.close()
       await poller.stop()
-      for (const job of unstarted) release(1, job.fresh)
+      for (const job of unstarted) release([job.delivery], job.fresh)
       await held.idle()
       await outcomes.drained()
       await Promise.allSettled([...disables])

@@ -125,8 +125,19 @@ const configSchema = z.object({
   TALLY_TOPIC_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(6),
   /** How long a process waits for Kafka at start (connect, topics, producer init, group join) before it exits naming the step. */
   TALLY_KAFKA_STARTUP_TIMEOUT: duration('60s', '1s'),
-  /** How long a publish waits for Kafka's acknowledgement before the intake answers 503 (the caller retries). */
+  /** How long a publish may wait, queued and then for Kafka's acknowledgement, before the intake answers 503 (the caller retries). */
   TALLY_KAFKA_SEND_TIMEOUT: duration('10s', '100ms'),
+  /** Encoded events waiting for a producer send, in all and per organization; past either, the intake answers 503 with Retry-After. */
+  TALLY_PUBLISH_QUEUE_MAX_BYTES: count(64 * MiB),
+  TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG: count(16 * MiB),
+  /** How long a consumer that stopped heartbeating keeps its partitions (the group's session timeout). */
+  TALLY_KAFKA_SESSION_TIMEOUT: duration('10s', '6s'),
+  /** Static group membership: a stable id per consumer process (a StatefulSet pod name); a restart under it takes its partitions back at once. */
+  TALLY_CONSUMER_INSTANCE_ID: optionalString.refine((v) => v === undefined || /^\S{1,200}$/.test(v), {
+    message: 'must be 1 to 200 characters without spaces',
+  }),
+  /** How long a consumer may make no progress while messages wait on its partitions before it rebuilds its membership. */
+  TALLY_CONSUMER_STALL_TIMEOUT: duration('60s', '1s'),
   S3_ENDPOINT: optionalString,
   S3_BUCKET: optionalString,
   S3_REGION: z.string().default('us-east-1'),
@@ -147,7 +158,12 @@ const configSchema = z.object({
       (origins) => origins.every((o) => /^https?:\/\/[^/\s]+$/.test(o)),
       'must be origins such as https://app.example.com, comma-separated',
     ),
+  /** Per organization and minute: requests, intake events and request-body bytes (429 beyond). */
   TALLY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(6_000),
+  TALLY_RATE_LIMIT_EVENTS_PER_MINUTE: count(120_000),
+  TALLY_RATE_LIMIT_BYTES_PER_MINUTE: count(1024 * MiB),
+  /** API keys one organization may hold (409 beyond). */
+  TALLY_MAX_API_KEYS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Failed authentications per client address per minute; beyond, the address is answered 429 (services/api/http/auth-failures.ts). */
   TALLY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** Proxies whose X-Forwarded-For names the client; unset: the connection's address is the client's. */
@@ -164,7 +180,11 @@ const configSchema = z.object({
     .min(1024)
     .default(10 * 1024 * 1024),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
+  /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
+  TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
+  /** How long the intake waits for ClickHouse to tell the first creation time of re-sent request ids before it goes on without. */
+  TALLY_INTAKE_LOOKUP_TIMEOUT: duration('300ms', '1ms'),
   /**
    * Limits of every ClickHouse query run for a caller (request and session queries, the intake's
    * look-up); see services/shared/clickhouse/query-limits.ts and the README for the defaults' reasons.
@@ -233,6 +253,8 @@ const configSchema = z.object({
   TALLY_WEBHOOK_CA_FILE: optionalString,
   TALLY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
+  /** Bytes of delivery bodies one dispatcher holds in memory (queued, in flight, outcome unwritten). */
+  TALLY_WEBHOOK_HELD_BYTES: count(64 * MiB),
   /** Exports (docs/exports.md): export jobs each API process runs at once; 0: this process runs none. */
   TALLY_EXPORT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
   /** Exports of one organization queued or running at once (POST beyond: 429), and of one schedule (it waits). */
@@ -268,6 +290,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.TALLY_ADMIN_API_KEY && config.TALLY_ADMIN_API_KEY === config.TALLY_BOOTSTRAP_API_KEY) {
       throw new ConfigError(
         'Invalid configuration: TALLY_ADMIN_API_KEY: must differ from TALLY_BOOTSTRAP_API_KEY (an organization key)',
+      )
+    }
+    if (config.TALLY_RATE_LIMIT_BYTES_PER_MINUTE < config.TALLY_INTAKE_MAX_BYTES) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_RATE_LIMIT_BYTES_PER_MINUTE: must be at least TALLY_INTAKE_MAX_BYTES (else the largest intake could never pass)',
+      )
+    }
+    if (config.TALLY_RATE_LIMIT_EVENTS_PER_MINUTE < config.TALLY_INTAKE_MAX_EVENTS) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_RATE_LIMIT_EVENTS_PER_MINUTE: must be at least TALLY_INTAKE_MAX_EVENTS (else the largest intake could never pass)',
+      )
+    }
+    if (config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG > config.TALLY_PUBLISH_QUEUE_MAX_BYTES) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG: must not exceed TALLY_PUBLISH_QUEUE_MAX_BYTES',
       )
     }
     if (config.TALLY_HTTP_HEADERS_TIMEOUT > config.TALLY_HTTP_REQUEST_TIMEOUT) {

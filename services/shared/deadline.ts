@@ -9,3 +9,17 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   })
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
 }
+
+/** Resolves after `ms`, or at once when `signal` aborts; never rejects. */
+export function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}

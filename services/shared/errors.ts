@@ -2,11 +2,14 @@
 export class AppError extends Error {
   readonly status: number
   readonly code: string
+  /** Seconds after which a retry may succeed (a 429 or 503): sent as Retry-After. */
+  readonly retryAfterSeconds: number | undefined
 
-  constructor(status: number, code: string, message: string) {
+  constructor(status: number, code: string, message: string, options: { retryAfterSeconds?: number } = {}) {
     super(message)
     this.status = status
     this.code = code
+    this.retryAfterSeconds = options.retryAfterSeconds
   }
 }
 

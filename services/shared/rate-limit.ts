@@ -9,39 +9,83 @@ interface RateLimitResult {
   /** Milliseconds until the window resets. */
   resetMs: number
   allowed: boolean
+  /** Which window refused (the minute's when both did, or when allowed). */
+  window: 'minute' | 'second'
+}
+
+interface HitOptions {
+  /** What this hit counts: 1 (a request) by default, or events, bytes. */
+  cost?: number
+  /**
+   * Also at most this much in each second, so that a minute's allowance cannot arrive in one
+   * burst: what refuses first is reported.
+   */
+  perSecond?: number
 }
 
 export interface RateLimiter {
   readonly kind: 'redis' | 'memory'
-  hit(key: string, limit: number): Promise<RateLimitResult>
+  /** Counts against `key`'s one-minute window of `limit` (and its one-second window, if given). */
+  hit(key: string, limit: number, options?: HitOptions): Promise<RateLimitResult>
   close(): Promise<void>
 }
 
-const WINDOW_MS = 60_000
+const MINUTE_MS = 60_000
+const SECOND_MS = 1_000
 
-function result(limit: number, count: number, resetMs: number): RateLimitResult {
-  return { limit, remaining: Math.max(0, limit - count), resetMs, allowed: count <= limit }
+/** The answer for counts `[minute, second]` and the windows' remaining times. */
+function result(
+  limit: number,
+  options: HitOptions,
+  counts: [number, number | undefined],
+  resetMs: [number, number | undefined],
+): RateLimitResult {
+  const [minute, second] = counts
+  const perSecond = options.perSecond
+  // Over the minute's limit, the minute is what the caller must wait for.
+  if (minute <= limit && perSecond !== undefined && second !== undefined && second > perSecond)
+    return {
+      limit: perSecond,
+      remaining: 0,
+      resetMs: resetMs[1] ?? SECOND_MS,
+      allowed: false,
+      window: 'second',
+    }
+  return {
+    limit,
+    remaining: Math.max(0, limit - minute),
+    resetMs: resetMs[0],
+    allowed: minute <= limit,
+    window: 'minute',
+  }
 }
 
-/** Fixed one-minute windows per key, kept in this process. */
+/** Fixed one-minute (and one-second) windows per key, kept in this process. */
 export function createMemoryRateLimiter(now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>()
   const sweep = setInterval(() => {
-    const cutoff = now() - WINDOW_MS
+    const cutoff = now() - MINUTE_MS
     for (const [key, w] of windows) if (w.start <= cutoff) windows.delete(key)
-  }, WINDOW_MS)
+  }, MINUTE_MS)
   sweep.unref()
+  const count = (key: string, ms: number, cost: number, t: number) => {
+    let w = windows.get(key)
+    if (!w || t - w.start >= ms) {
+      w = { start: t - (t % ms), count: 0 }
+      windows.set(key, w)
+    }
+    w.count += cost
+    return [w.count, w.start + ms - t] as const
+  }
   return {
     kind: 'memory',
-    async hit(key, limit) {
+    async hit(key, limit, options = {}) {
       const t = now()
-      let w = windows.get(key)
-      if (!w || t - w.start >= WINDOW_MS) {
-        w = { start: t - (t % WINDOW_MS), count: 0 }
-        windows.set(key, w)
-      }
-      w.count++
-      return result(limit, w.count, w.start + WINDOW_MS - t)
+      const cost = options.cost ?? 1
+      const [minute, minuteLeft] = count(`m:${key}`, MINUTE_MS, cost, t)
+      const [second, secondLeft] =
+        options.perSecond === undefined ? [undefined, undefined] : count(`s:${key}`, SECOND_MS, cost, t)
+      return result(limit, options, [minute, second], [minuteLeft, secondLeft])
     },
     async close() {
       clearInterval(sweep)
@@ -50,29 +94,53 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
 }
 
 const HIT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {count, redis.call('PTTL', KEYS[1])}`
+local cost = tonumber(ARGV[1])
+local out = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCRBY', key, cost)
+  if count == cost then redis.call('PEXPIRE', key, ARGV[i + 1]) end
+  out[#out + 1] = count
+  out[#out + 1] = redis.call('PTTL', key)
+end
+return out`
 
 /**
- * Fixed one-minute windows shared by every API process through Redis. When Redis cannot be
- * reached the request is let through and a warning logged: rate limiting protects the service,
- * it must not take it down.
+ * Fixed one-minute (and one-second) windows shared by every API process through Redis, both
+ * counted in one round trip. When Redis cannot be reached the request is let through and a
+ * warning logged: rate limiting protects the service, it must not take it down.
  */
 export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 })
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate_limit_redis_error'))
   return {
     kind: 'redis',
-    async hit(key, limit) {
+    async hit(key, limit, options = {}) {
       try {
-        const window = Math.floor(Date.now() / WINDOW_MS)
-        const reply = redis.eval(HIT, 1, `tally:rl:${key}:${window}`, WINDOW_MS)
-        const [count, ttl] = (await withDeadline(reply, 500, 'no answer from Redis')) as [number, number]
-        return result(limit, count, ttl > 0 ? ttl : WINDOW_MS)
+        const t = Date.now()
+        const keys = [`tally:rl:${key}:${Math.floor(t / MINUTE_MS)}`]
+        const ttls = [MINUTE_MS]
+        if (options.perSecond !== undefined) {
+          keys.push(`tally:rl:${key}:s:${Math.floor(t / SECOND_MS)}`)
+          ttls.push(SECOND_MS)
+        }
+        const reply = redis.eval(HIT, keys.length, ...keys, options.cost ?? 1, ...ttls)
+        const [minute, minuteTtl, second, secondTtl] = (await withDeadline(
+          reply,
+          500,
+          'no answer from Redis',
+        )) as number[]
+        return result(
+          limit,
+          options,
+          [minute as number, second],
+          [
+            (minuteTtl ?? 0) > 0 ? (minuteTtl as number) : MINUTE_MS,
+            (secondTtl ?? 0) > 0 ? secondTtl : SECOND_MS,
+          ],
+        )
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'rate_limit_unavailable')
-        return { limit, remaining: limit, resetMs: WINDOW_MS, allowed: true }
+        return { limit, remaining: limit, resetMs: MINUTE_MS, allowed: true, window: 'minute' }
       }
     },
     async close() {

@@ -123,11 +123,12 @@ describe('the OpenAPI document', () => {
     expect(open.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
       'GET /blobs/{key}',
       'GET /healthz',
+      'GET /livez',
       'GET /metrics',
       'GET /openapi.json',
       'GET /readyz',
     ])
-    for (const url of ['/healthz', '/readyz', '/metrics', '/openapi.json']) {
+    for (const url of ['/healthz', '/livez', '/readyz', '/metrics', '/openapi.json']) {
       expect((await fetch(`${tally.url}${url}`)).status, url).toBe(200)
     }
     const blob = await fetch(`${tally.url}/blobs/prompts/x.json?expires=1&signature=00`)

@@ -7,25 +7,57 @@ import { engines, startTestTally, type TestTally } from '../support/harness.ts'
 
 const redisUrl = engines().redisUrl
 
-function limitsPerKey(name: string, env: () => Record<string, string>) {
-  describe(`rate limits (${name})`, () => {
+function limitsPerOrganization(name: string, env: () => Record<string, string>) {
+  describe(`rate limits per organization (${name})`, () => {
     let tally: TestTally
     beforeAll(async () => {
-      tally = await startTestTally({ env: { TALLY_RATE_LIMIT_PER_MINUTE: '5', ...env() } })
+      tally = await startTestTally({
+        env: {
+          TALLY_RATE_LIMIT_PER_MINUTE: '5',
+          TALLY_RATE_LIMIT_EVENTS_PER_MINUTE: '1000',
+          TALLY_INTAKE_MAX_BYTES: String(200 * 1024),
+          TALLY_RATE_LIMIT_BYTES_PER_MINUTE: String(300 * 1024),
+          TALLY_MAX_API_KEYS_PER_ORG: '3',
+          ...env(),
+        },
+      })
     })
     afterAll(() => tally.close())
 
-    it('counts down in headers, then answers 429 in the envelope with Retry-After, per key', async () => {
+    const newKey = async (org: { headers: Record<string, string> }) => {
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/api-keys',
+        headers: org.headers,
+        payload: { name: 'another', role: 'admin' },
+      })
+      return {
+        status: res.statusCode,
+        body: res.json(),
+        headers: { authorization: `Bearer ${res.json().data?.api_key}` },
+      }
+    }
+    const log = (headers: Record<string, string>, payload: unknown) =>
+      tally.app.inject({ method: 'POST', url: '/v1/request/log', headers, payload: payload as object })
+
+    it('counts down in headers, then answers 429 in the envelope with Retry-After, per organization whatever its key', async () => {
       const org = await tally.newOrg()
+      // Creating the second key is the organization's first request.
+      const second = await newKey(org)
+      expect(second.status).toBe(201)
       const seen: string[] = []
-      for (let i = 0; i < 5; i++) {
-        const res = await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: org.headers })
+      for (let i = 0; i < 4; i++) {
+        const res = await tally.app.inject({
+          method: 'GET',
+          url: '/v1/api-keys',
+          headers: i % 2 ? org.headers : second.headers,
+        })
         expect(res.statusCode).toBe(200)
         expect(res.headers['ratelimit-limit']).toBe('5')
         seen.push(String(res.headers['ratelimit-remaining']))
       }
-      expect(seen).toEqual(['4', '3', '2', '1', '0'])
-      const limited = await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: org.headers })
+      expect(seen).toEqual(['3', '2', '1', '0'])
+      const limited = await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: second.headers })
       expect(limited.statusCode).toBe(429)
       expect(limited.json()).toEqual({
         data: null,
@@ -40,6 +72,54 @@ function limitsPerKey(name: string, env: () => Record<string, string>) {
       expect(
         (await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: other.headers })).statusCode,
       ).toBe(200)
+    })
+
+    it('counts intake events: a batch that passes the events per minute is a 429 naming them', async () => {
+      const org = await tally.newOrg()
+      const batch = (n: number) => Array.from({ length: n }, () => ({ model: 'gpt-4o' }))
+      expect((await log(org.headers, batch(600))).statusCode).toBe(201)
+      const limited = await log(org.headers, batch(600))
+      expect(limited.statusCode).toBe(429)
+      expect(limited.json().error).toMatch(/^Rate limit of 1000 events per minute exceeded; retry in \d+ s$/)
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+      // Another organization's events are its own.
+      expect((await log((await tally.newOrg()).headers, batch(600))).statusCode).toBe(201)
+    })
+
+    it('counts request-body bytes, from Content-Length before the body is read or, chunked, once read', async () => {
+      const org = await tally.newOrg()
+      const event = (kb: number) => ({ model: 'gpt-4o', request: { text: 'x'.repeat(kb * 1024) } })
+      // 300 KiB a minute: one 160 KiB body passes, a second one does not.
+      expect((await log(org.headers, event(160))).statusCode).toBe(201)
+      const limited = await log(org.headers, event(160))
+      expect(limited.statusCode).toBe(429)
+      expect(limited.json().error).toMatch(
+        /^Rate limit of 307200 bytes of request bodies per minute exceeded/,
+      )
+
+      // A body without Content-Length is counted once read.
+      const chunked = await tally.newOrg()
+      const body = JSON.stringify(event(160))
+      const send = () =>
+        fetch(`${tally.url}/v1/request/log`, {
+          method: 'POST',
+          headers: { ...chunked.headers, 'content-type': 'application/json' },
+          body: new Blob([body]).stream(),
+          duplex: 'half',
+        } as RequestInit)
+      expect((await send()).status).toBe(201)
+      expect((await send()).status).toBe(429)
+    })
+
+    it('holds at most TALLY_MAX_API_KEYS_PER_ORG keys: 409 beyond, even when created at once', async () => {
+      const org = await tally.newOrg()
+      const results = await Promise.all([newKey(org), newKey(org), newKey(org)])
+      expect(results.map((r) => r.status).sort()).toEqual([201, 201, 409])
+      expect(results.find((r) => r.status === 409)?.body.error).toBe(
+        'This organization already holds 3 API keys, the most it may (TALLY_MAX_API_KEYS_PER_ORG); delete one first',
+      )
+      const listed = await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: org.headers })
+      expect(listed.json().data).toHaveLength(3)
     })
   })
 }
@@ -133,10 +213,10 @@ function authFailuresPerAddress(name: string, env: () => Record<string, string>)
   })
 }
 
-limitsPerKey('in memory', () => ({}))
+limitsPerOrganization('in memory', () => ({}))
 authFailuresPerAddress('in memory', () => ({}))
 describe.skipIf(!redisUrl)('with Redis', () => {
-  limitsPerKey('redis', () => ({ REDIS_URL: redisUrl ?? '' }))
+  limitsPerOrganization('redis', () => ({ REDIS_URL: redisUrl ?? '' }))
   authFailuresPerAddress('redis', () => ({ REDIS_URL: redisUrl ?? '' }))
 
   it('shares one window between processes', async () => {
@@ -148,6 +228,20 @@ describe.skipIf(!redisUrl)('with Redis', () => {
       await a.hit(key, 2)
       await b.hit(key, 2)
       expect((await a.hit(key, 2)).allowed).toBe(false)
+      // Costs add up across processes too (events, bytes).
+      const bytes = `${key}-bytes`
+      expect(await a.hit(bytes, 100, { cost: 60 })).toMatchObject({ allowed: true, remaining: 40 })
+      expect(await b.hit(bytes, 100, { cost: 41 })).toMatchObject({ allowed: false, remaining: 0 })
+      // And the one-second windows: 30 + 30 within one second pass 50 a second, wherever counted
+      // (a second that turns between the two hits is taken again).
+      const burst = async (n: number): Promise<unknown> => {
+        const k = `${key}-burst-${n}`
+        const at = Math.floor(Date.now() / 1000)
+        await a.hit(k, 1_000, { cost: 30, perSecond: 50 })
+        const second = await b.hit(k, 1_000, { cost: 30, perSecond: 50 })
+        return Math.floor(Date.now() / 1000) === at || n >= 3 ? second : burst(n + 1)
+      }
+      expect(await burst(1)).toMatchObject({ allowed: false, window: 'second', limit: 50 })
     } finally {
       await a.close()
       await b.close()
@@ -170,6 +264,20 @@ describe('when Redis does not answer', () => {
 })
 
 describe('memory limiter windows', () => {
+  it('with a per-second allowance, a minute’s worth cannot arrive in one second; the minute still caps', async () => {
+    let now = 60_000 * 200
+    const limiter = createMemoryRateLimiter(() => now)
+    const hit = (cost: number) => limiter.hit('events', 100, { cost, perSecond: 40 })
+    expect(await hit(30)).toMatchObject({ allowed: true, remaining: 70, window: 'minute' })
+    expect(await hit(20)).toMatchObject({ allowed: false, limit: 40, window: 'second', resetMs: 1_000 })
+    now += 1_000
+    expect(await hit(20)).toMatchObject({ allowed: true, window: 'minute' })
+    now += 1_000
+    // Over the minute too: the minute is what to wait for.
+    expect(await hit(40)).toMatchObject({ allowed: false, limit: 100, window: 'minute', resetMs: 58_000 })
+    await limiter.close()
+  })
+
   it('resets when the minute turns', async () => {
     let now = 60_000 * 100 + 59_000
     const limiter = createMemoryRateLimiter(() => now)

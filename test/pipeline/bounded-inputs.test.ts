@@ -117,6 +117,8 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
       publisher: tally.publisher,
       prices: loadPriceTable(),
       log,
+      lookupTimeoutMs: 1_000,
+      countEvents: async () => {},
     })
     const err = await intake(org.organizationId, [
       { status: 200, cached: false, model: 'a' },
@@ -143,7 +145,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
   it("coalesced writers: one caller's bad row goes back to that caller only; the other caller's rows are written", async () => {
     const a = await tally.newOrg()
     const b = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log), 100)
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log), { maxEvents: 100, maxBytes: 1 << 20 })
     const of = (org: { organizationId: string }, o = {}) =>
       sampleEvent({ organization_id: org.organizationId, ...o })
     const [fromA, fromB] = await Promise.all([
@@ -158,7 +160,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
 
   it('a transient failure (table detached) is retried by the caller, never isolated as bad rows', async () => {
     const org = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log), 100)
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log), { maxEvents: 100, maxBytes: 1 << 20 })
     const events = [sampleEvent({ organization_id: org.organizationId, request_id: randomUUID() })]
     await tally.clickhouse.command({ query: 'DETACH TABLE request_response_rmt' })
     try {

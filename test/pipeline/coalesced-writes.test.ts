@@ -3,21 +3,35 @@ import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
 
-const events = (n: number) => Array.from({ length: n }, () => sampleEvent())
+const events = (n: number, body = '') =>
+  Array.from({ length: n }, () => sampleEvent(body ? { request_body: body } : {}))
+const upTo = (maxEvents: number, maxBytes = 1 << 30) => ({ maxEvents, maxBytes })
 
 describe('coalesced handler writes', () => {
   it('calls arriving together share one write, and each caller resolves after it', async () => {
     const writes: RequestEvent[][] = []
-    const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch) }, 100)
+    const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch) }, upTo(100))
     await Promise.all([handler.write(events(3)), handler.write(events(4)), handler.write(events(5))])
     expect(writes.map((w) => w.length)).toEqual([12])
   })
 
   it('never puts more than maxEvents in one write, nor splits a call', async () => {
     const writes: number[] = []
-    const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch.length) }, 10)
+    const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch.length) }, upTo(10))
     await Promise.all([handler.write(events(6)), handler.write(events(6)), handler.write(events(15))])
     expect(writes).toEqual([6, 6, 15])
+  })
+
+  it('never puts more than maxBytes of events in one write: one-megabyte events go a few at a time', async () => {
+    const writes: number[] = []
+    const handler = coalesce(
+      { name: 'w', handle: async (batch) => void writes.push(batch.length) },
+      upTo(1000, 3.5 * 1024 * 1024),
+    )
+    const big = 'x'.repeat(1024 * 1024)
+    await Promise.all(Array.from({ length: 10 }, () => handler.write(events(1, big))))
+    // Three fit in 3.5 MiB; the calls queued together are written three by three.
+    expect(writes).toEqual([3, 3, 3, 1])
   })
 
   it('a failed write rejects every caller whose events it held, and the next write still happens', async () => {
@@ -29,7 +43,7 @@ describe('coalesced handler writes', () => {
           if (fail) throw new Error('clickhouse down')
         },
       },
-      100,
+      upTo(100),
     )
     const results = await Promise.allSettled([handler.write(events(1)), handler.write(events(1))])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
@@ -45,8 +59,51 @@ describe('coalesced handler writes', () => {
           throw new Error('sync')
         },
       },
-      100,
+      upTo(100),
     )
     await expect(handler.write(events(2))).rejects.toThrow('sync')
+  })
+
+  describe('an isolating write (after repeated failures)', () => {
+    it('finds the events that fail while the rest are written, and returns them as suspects', async () => {
+      const batch = events(8)
+      const poison = new Set([batch[2]?.request_id, batch[5]?.request_id])
+      const written: string[] = []
+      const handler = coalesce(
+        {
+          name: 'w',
+          handle: async (part) => {
+            if (part.some((e) => poison.has(e.request_id))) throw new Error('Invalid string length')
+            written.push(...part.map((e) => e.request_id))
+          },
+        },
+        upTo(100),
+      )
+      const failed = await handler.write(batch, { isolate: true })
+      expect(failed).toEqual([
+        { index: 2, reason: 'Invalid string length', suspect: true },
+        { index: 5, reason: 'Invalid string length', suspect: true },
+      ])
+      expect(new Set(written)).toEqual(
+        new Set(batch.filter((e) => !poison.has(e.request_id)).map((e) => e.request_id)),
+      )
+    })
+
+    it('rejects, isolating nothing, when nothing is written (the dependency is down), after 2·log2(n)+2 calls', async () => {
+      let calls = 0
+      const handler = coalesce(
+        {
+          name: 'w',
+          handle: async () => {
+            calls++
+            throw new Error('connect ECONNREFUSED')
+          },
+        },
+        upTo(100),
+      )
+      await expect(handler.write(events(64), { isolate: true })).rejects.toThrow('ECONNREFUSED')
+      expect(calls).toBe(2 * 6 + 2)
+      await expect(handler.write(events(1), { isolate: true })).rejects.toThrow('ECONNREFUSED')
+    })
   })
 })

@@ -36,7 +36,11 @@ describe('consumer steps', () => {
     return { batch, did }
   }
 
-  function steps(writer: BatchWriter, did: string[], options: { chunkSize?: number } = {}) {
+  function steps(
+    writer: BatchWriter,
+    did: string[],
+    options: { chunkSize?: number; chunkBytes?: number; deadLetterUndecodable?: boolean } = {},
+  ) {
     const letters: { key: string; headers: Record<string, unknown> }[] = []
     const controller = new AbortController()
     const s = createConsumerSteps({
@@ -49,6 +53,10 @@ describe('consumer steps', () => {
       },
       log: pino({ level: 'silent' }),
       chunkSize: options.chunkSize ?? 100,
+      ...(options.chunkBytes === undefined ? {} : { chunkBytes: options.chunkBytes }),
+      ...(options.deadLetterUndecodable === undefined
+        ? {}
+        : { deadLetterUndecodable: options.deadLetterUndecodable }),
       maxBackoffMs: 10,
       signal: controller.signal,
     })
@@ -80,6 +88,7 @@ describe('consumer steps', () => {
           'tally-dlq-topic': 'events',
           'tally-dlq-partition': '3',
           'tally-dlq-offset': '101',
+          'tally-dlq-group': 'steps-test',
         },
       },
     ])
@@ -123,5 +132,85 @@ describe('consumer steps', () => {
     await s.handleBatch(batch)
     expect(did).toEqual(['commit 101'])
     expect(s.stats).toMatchObject({ consumed: 4, handled: 2, failures: 3 })
+  })
+
+  it('a group that leaves undecodable messages to another group skips them: no letter, the rest written, committed past', async () => {
+    const { batch, did } = partition([codec.encode(sampleEvent()), Buffer.from('not avro')])
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (events) => {
+        did.push(`write ${events.length}`)
+        return []
+      },
+    }
+    const s = steps(writer, did, { deadLetterUndecodable: false })
+    await s.handleBatch(batch)
+    expect(did).toEqual(['write 1', 'commit 101'])
+    expect(s.stats).toMatchObject({ consumed: 2, handled: 1, deadLettered: 0 })
+  })
+
+  it('cuts chunks by bytes as well as count; a message larger than the byte bound goes alone', async () => {
+    const big = (kb: number) => codec.encode(sampleEvent({ request_body: 'x'.repeat(kb * 1024) }))
+    const { batch, did } = partition([big(10), big(10), big(10), big(40), big(1), big(1)])
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (events) => {
+        did.push(`write ${events.length}`)
+        return []
+      },
+    }
+    await steps(writer, did, { chunkBytes: 25 * 1024 }).handleBatch(batch)
+    expect(did).toEqual([
+      'write 2',
+      'commit 101',
+      'write 1',
+      'commit 102',
+      'write 1',
+      'commit 103',
+      'write 2',
+      'commit 105',
+    ])
+  })
+
+  it('an event that keeps failing alone while the rest of its chunk is written is dead-lettered after bounded tries', async () => {
+    const { batch, did } = partition(Array.from({ length: 4 }, () => codec.encode(sampleEvent())))
+    const writes: string[] = []
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async (_events, options) => {
+        writes.push(options?.isolate ? 'isolating' : 'whole')
+        // The third event can never be stored (say, a statement over a size limit).
+        if (!options?.isolate) throw new Error('jsonb array size exceeds the maximum')
+        return [{ index: 2, reason: 'jsonb array size exceeds the maximum', suspect: true }]
+      },
+    }
+    const s = steps(writer, did)
+    await s.handleBatch(batch)
+    // Five whole writes, then three isolating ones: the third puts it over the bound.
+    expect(writes).toEqual([...Array(5).fill('whole'), ...Array(3).fill('isolating')])
+    expect(did).toEqual(['dead-letter 1', 'commit 103'])
+    expect(s.letters[0]?.headers['tally-dlq-reason']).toBe(
+      'failed 8 writes, 3 of them alone while the rest of its chunk was written: jsonb array size exceeds the maximum',
+    )
+    expect(s.letters[0]?.headers['tally-dlq-offset']).toBe('102')
+    expect(s.stats).toMatchObject({ handled: 3, deadLettered: 1 })
+  })
+
+  it('a chunk that never gets written (the dependency down) is retried and never dead-lettered', async () => {
+    let running = true
+    const { batch, did } = partition([codec.encode(sampleEvent())], () => running)
+    let attempts = 0
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async () => {
+        if (++attempts >= 12) running = false
+        throw new Error('connect ECONNREFUSED')
+      },
+    }
+    const s = steps(writer, did)
+    await s.handleBatch(batch)
+    expect(attempts).toBe(12)
+    expect(did).toEqual([])
+    expect(s.stats).toMatchObject({ deadLettered: 0, failures: 12 })
   })
 })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startMetricsServer } from '../../services/shared/metrics-server.ts'
+import { startHealthServer } from '../../services/shared/metrics-server.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
@@ -10,15 +11,45 @@ import { eventsWritten, publishToTopic } from './processes.ts'
 
 const brokers = engines().kafkaBrokers
 
-describe('metrics of processes without the API', () => {
-  it('serves Prometheus text at /metrics and 404 elsewhere', async () => {
-    const server = await startMetricsServer(0, '127.0.0.1')
+describe('the port of processes without the API', () => {
+  it('serves /livez, /readyz naming what is not ready, Prometheus text at /metrics, and 404 elsewhere', async () => {
+    let engineUp = true
+    const server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      checks: [
+        { name: 'clickhouse', check: async () => {} },
+        {
+          name: 'kafka group tally-ingest',
+          check: async () => {
+            if (!engineUp) throw new Error('not a member of consumer group tally-ingest')
+          },
+        },
+      ],
+      log: pino({ level: 'silent' }),
+    })
+    const get = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${path}`)
+      return { status: res.status, type: res.headers.get('content-type'), text: await res.text() }
+    }
     try {
-      const res = await fetch(`http://127.0.0.1:${server.port}/metrics`)
-      expect(res.status).toBe(200)
-      expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
-      expect(await res.text()).toMatch(/^process_resident_memory_bytes \d+/m)
-      expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404)
+      expect(await get('/livez')).toMatchObject({ status: 200, text: '{"data":{"ok":true},"error":null}' })
+      expect(JSON.parse((await get('/readyz')).text)).toEqual({
+        data: { ready: true, engines: { clickhouse: 'ok', 'kafka group tally-ingest': 'ok' } },
+        error: null,
+      })
+      engineUp = false
+      const notReady = await get('/readyz')
+      expect(notReady.status).toBe(503)
+      expect(JSON.parse(notReady.text)).toEqual({
+        data: { ready: false, engines: { clickhouse: 'ok', 'kafka group tally-ingest': 'unavailable' } },
+        error: 'Not ready: kafka group tally-ingest unavailable',
+      })
+      const metrics = await get('/metrics')
+      expect(metrics.status).toBe(200)
+      expect(metrics.type).toMatch(/^text\/plain/)
+      expect(metrics.text).toMatch(/^process_resident_memory_bytes \d+/m)
+      expect((await get('/other')).status).toBe(404)
     } finally {
       await server.close()
     }
@@ -53,6 +84,23 @@ describe('metrics of processes without the API', () => {
         what: 'the ingest process writing 12 events',
       })
       expect(await written()).toBe(12)
+      const port = env.TALLY_METRICS_PORT
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
+      expect(ready.status).toBe(200)
+      expect(((await ready.json()) as { data: { engines: unknown } }).data.engines).toEqual({
+        clickhouse: 'ok',
+        kafka: 'ok',
+        [`kafka group run-${run}.tally-ingest`]: 'ok',
+      })
+      // The lag is asked of the broker at the scrape: every partition caught up.
+      await waitFor(
+        async () => {
+          const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+          const lags = [...text.matchAll(/^tally_consumer_lag\{[^}]*partition="(\d)"\} (\d+)$/gm)]
+          return lags.length === 2 && lags.every((m) => m[2] === '0')
+        },
+        { timeoutMs: 30_000, intervalMs: 200, what: 'tally_consumer_lag 0 on both partitions' },
+      )
       expect(await stopTally(child)).toBe(0)
     }, 120_000)
   })

@@ -31,6 +31,21 @@ export async function ownBroker() {
         timeoutMs: 90_000,
       })
     },
+    /** SIGKILL: the broker dies at once, as with a machine lost; its data stays for start(). */
+    async kill() {
+      if (!running || running.child.exitCode !== null) return
+      const gone = running.exited
+      running.child.kill('SIGKILL')
+      await gone
+      running = undefined
+    },
+    /** SIGSTOP: the broker hangs, its connections open and unanswered, until thaw(). */
+    freeze() {
+      running?.child.kill('SIGSTOP')
+    },
+    thaw() {
+      running?.child.kill('SIGCONT')
+    },
     /** SIGTERM (a clean broker shutdown) and waits for the exit. */
     async stop() {
       if (running && running.child.exitCode === null) await stopTally(running)

@@ -81,7 +81,9 @@ describe('delivery claims', () => {
     const first = await insertClaimed(repo, hook.id)
     const { id } = first
     await repo.release([first])
-    const [current] = await repo.claimDue(1_000, 60_000)
+    const {
+      claimed: [current],
+    } = await repo.claimDue(1_000, 60_000)
     expect(current?.id).toBe(id)
     const attemptedAt = new Date()
     const result = { durationMs: 1, responseBody: null, retryAfterMs: null }

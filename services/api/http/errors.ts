@@ -41,6 +41,7 @@ export function installErrorHandling(
       if (err.status >= 500) request.log.error({ err }, 'request_failed')
       // RFC 9110: a 401 names the scheme the client should use.
       if (err.status === 401) reply.header('www-authenticate', 'Bearer')
+      if (err.retryAfterSeconds !== undefined) reply.header('retry-after', err.retryAfterSeconds)
       // A 500 is a bug, whose message is for the log; other statuses (a 503 raised on purpose
       // when a dependency is down) tell the caller what to do.
       return reply

@@ -36,6 +36,23 @@ export function createApiKeyRepo(sql: Sql) {
       return { key: key as ApiKeyRow, secret }
     },
 
+    /**
+     * Creates a key unless the organization already holds `max`. Creations of one organization
+     * take turns (its row is locked), so two at once never pass the cap together.
+     */
+    async createCapped(
+      input: { organizationId: string; name: string; role: KeyRole },
+      max: number,
+    ): Promise<{ key: ApiKeyRow; secret: string } | { held: number }> {
+      return transaction(sql, async (tx) => {
+        await tx`select id from organizations where id = ${input.organizationId} for update`
+        const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
+          select count(*)::int as held from api_keys where organization_id = ${input.organizationId}`
+        if (held >= max) return { held }
+        return this.create(input, tx)
+      })
+    },
+
     async list(organizationId: string): Promise<ApiKeyRow[]> {
       return sql<ApiKeyRow[]>`
         select id, organization_id, name, key_prefix, role, created_at

@@ -17,6 +17,7 @@ const idParams = z.object({ id: uuidInput })
 export function apiKeyRoutes(
   repo: ApiKeyRepo,
   onDeleted: (keyHashHex: string) => void,
+  maxKeysPerOrg: number,
 ): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/api-keys', {
@@ -24,18 +25,24 @@ export function apiKeyRoutes(
         tags: ['api-keys'],
         operationId: 'createApiKey',
         summary: 'Create an API key (admin keys only). The secret is in this answer and never again.',
+        description: `An organization holds at most ${maxKeysPerOrg} keys (409 beyond).`,
         body: createBody,
         response: {
           201: envelope(createdApiKey),
           ...errorResponses,
           ...bodyErrorResponses,
           403: errorEnvelope,
+          409: errorEnvelope,
         },
       },
       handler: async (request, reply) => {
         const { organizationId } = requireAdmin(request)
-        const { key, secret } = await repo.create({ organizationId, ...request.body })
-        return reply.code(201).send(ok({ ...key, api_key: secret }))
+        const created = await repo.createCapped({ organizationId, ...request.body }, maxKeysPerOrg)
+        if ('held' in created)
+          throw conflict(
+            `This organization already holds ${created.held} API keys, the most it may (TALLY_MAX_API_KEYS_PER_ORG); delete one first`,
+          )
+        return reply.code(201).send(ok({ ...created.key, api_key: created.secret }))
       },
     })
 

@@ -17,8 +17,13 @@ const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number(
 
 /** Every read runs for a caller, so every read carries the query limits. */
 export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits) {
-  const rows = (query: string, params: Record<string, unknown>) =>
-    readRows(client, limits, { query, query_params: params, clickhouse_settings: READ_SETTINGS })
+  // A read Tally stops waiting for (at `deadlineMs`) is stopped in ClickHouse too.
+  const rows = (query: string, params: Record<string, unknown>, deadlineMs = limits.deadlineMs) =>
+    readRows(
+      client,
+      { ...limits, deadlineMs: Math.min(deadlineMs, limits.deadlineMs) },
+      { query, query_params: params, clickhouse_settings: READ_SETTINGS },
+    )
   const requests = async (query: string, params: Record<string, unknown>) =>
     rowsSchema.parse(await rows(query, params))
 
@@ -66,7 +71,11 @@ export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits)
      * created_at of the given ids already stored for the organization. A re-sent id keeps its
      * first created_at so that its sorting key, and so its row, is the one it replaces.
      */
-    async createdAtOf(organizationId: string, requestIds: string[]): Promise<Map<string, Date>> {
+    async createdAtOf(
+      organizationId: string,
+      requestIds: string[],
+      timeoutMs: number = limits.deadlineMs,
+    ): Promise<Map<string, Date>> {
       if (requestIds.length === 0) return new Map()
       const found = createdAtSchema.parse(
         await rows(
@@ -75,6 +84,7 @@ export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits)
          WHERE organization_id = {organization_id:UUID} AND request_id IN {ids:Array(UUID)}
          GROUP BY request_id`,
           { organization_id: organizationId, ids: requestIds },
+          timeoutMs,
         ),
       )
       return new Map(found.map((r) => [r.request_id, new Date(r.created_at)]))

@@ -21,6 +21,7 @@ import {
 import { uuidInput } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import type { QueryGate } from '../http/query-gate.ts'
+import type { OrganizationRateLimits } from '../http/rate-limit.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
@@ -40,13 +41,22 @@ interface RequestRouteDeps {
 /** The request repository, the price table and the intake every intake route shares. */
 export function requestServices(deps: {
   log: Logger
+  config: Config
   clickhouse: ClickHouseClient
   limits: QueryLimits
   publisher: EventPublisher
+  quota: OrganizationRateLimits
 }) {
   const repo = createRequestRepo(deps.clickhouse, deps.limits)
   const prices = loadPriceTable()
-  const intake = createIntake({ repo, publisher: deps.publisher, prices, log: deps.log })
+  const intake = createIntake({
+    repo,
+    publisher: deps.publisher,
+    prices,
+    log: deps.log,
+    lookupTimeoutMs: deps.config.TALLY_INTAKE_LOOKUP_TIMEOUT,
+    countEvents: deps.quota.events,
+  })
   return { repo, prices, intake }
 }
 

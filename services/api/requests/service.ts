@@ -1,6 +1,7 @@
 import { Counter } from 'prom-client'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import { EncodeError } from '../../shared/events/codec.ts'
+import { PublishQueueFullError } from '../../shared/events/publish-queue.ts'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
 import { type EventPublisher, UnrecordableEventsError } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
@@ -25,11 +26,17 @@ const rejected = new Counter({
 
 const lookupFailures = new Counter({
   name: 'tally_intake_lookup_failures_total',
-  help: 'Intakes accepted without checking caller-supplied ids against stored rows (ClickHouse unreachable, or the look-up exceeded a query limit)',
+  help: 'Intakes accepted without checking caller-supplied ids against stored rows: failed (ClickHouse unreachable, too slow, or over a query limit) or skipped (soon after a failure)',
+  labelNames: ['outcome'],
 })
 
 const unavailable = () =>
-  new AppError(503, 'unavailable', 'The events could not be recorded; retry with the same request ids')
+  new AppError(503, 'unavailable', 'The events could not be recorded; retry with the same request ids', {
+    retryAfterSeconds: 1,
+  })
+
+/** After a look-up failed, the next ones are skipped for this long: a stalled ClickHouse costs one wait. */
+const LOOKUP_PAUSE_MS = 5_000
 
 /**
  * Turns logged requests into events and publishes them; resolves once they are durable (Kafka
@@ -42,12 +49,18 @@ export function createIntake(deps: {
   publisher: EventPublisher
   prices: PriceTable
   log: Logger
+  /** How long the look-up of re-sent ids may take before the intake goes on without it. */
+  lookupTimeoutMs: number
+  /** Counts the events against the organization's limit; throws the 429 past it. */
+  countEvents(organizationId: string, events: number): Promise<void>
 }) {
+  let lookupsPausedUntil = 0
   return async function record(
     organizationId: string,
     inputs: IntakeEvent[],
     at: (index: number) => string = (i) => `body.events.${i}`,
   ): Promise<string[]> {
+    await deps.countEvents(organizationId, inputs.length)
     const now = new Date()
     const events = inputs.map((input) => toRequestEvent(input, organizationId, deps.prices, now))
     await keepFirstCreatedAt(
@@ -77,6 +90,15 @@ export function createIntake(deps: {
         )
       }
       refused.inc(latest.size)
+      if (err instanceof PublishQueueFullError) {
+        deps.log.warn({ err: err.message, events: latest.size }, 'intake_publish_queue_full')
+        throw new AppError(
+          503,
+          'busy',
+          `Tally is busy: too many events wait for Kafka (${err.message}); retry in ${err.retryAfterSeconds} s with the same request ids`,
+          { retryAfterSeconds: err.retryAfterSeconds },
+        )
+      }
       deps.log.error({ err, events: latest.size }, 'intake_publish_failed')
       throw unavailable()
     }
@@ -92,16 +114,24 @@ export function createIntake(deps: {
   async function keepFirstCreatedAt(organizationId: string, supplied: RequestEvent[]): Promise<void> {
     if (supplied.length === 0) return
     let stored = new Map<string, Date>()
-    try {
-      stored = await deps.repo.createdAtOf(
-        organizationId,
-        supplied.map((e) => e.request_id),
-      )
-    } catch (err) {
-      // ClickHouse unreachable (or the look-up exceeded a query limit): accepting matters more
-      // (callers like Helicone's logger never retry). The cost is a possible second row, only for a re-send with a new created_at.
-      lookupFailures.inc()
-      deps.log.warn({ err, events: supplied.length }, 'intake_created_at_lookup_failed')
+    if (Date.now() < lookupsPausedUntil) {
+      lookupFailures.inc({ outcome: 'skipped' })
+    } else {
+      try {
+        stored = await deps.repo.createdAtOf(
+          organizationId,
+          supplied.map((e) => e.request_id),
+          deps.lookupTimeoutMs,
+        )
+      } catch (err) {
+        // ClickHouse unreachable, too slow, or the look-up exceeded a query limit: accepting
+        // matters more (callers like Helicone's logger never retry), and the next intakes do
+        // not wait for it either for a while. The cost is a possible second row, only for a
+        // re-send with a new created_at.
+        lookupsPausedUntil = Date.now() + LOOKUP_PAUSE_MS
+        lookupFailures.inc({ outcome: 'failed' })
+        deps.log.warn({ err, events: supplied.length }, 'intake_created_at_lookup_failed')
+      }
     }
     const firstInBatch = new Map<string, Date>()
     for (const e of supplied) {

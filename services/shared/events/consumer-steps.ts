@@ -1,4 +1,5 @@
 import { Counter } from 'prom-client'
+import { abortableDelay } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 import { type Codec, DecodeError } from './codec.ts'
 import type { RequestEvent } from './request-event.ts'
@@ -49,13 +50,31 @@ export interface StepsOptions {
   writer: BatchWriter
   /** Resolves once the dead-letter topic holds the messages. */
   sendDeadLetters(messages: DeadLetterMessage[]): Promise<void>
+  /**
+   * Whether this group dead-letters messages that cannot be decoded. Every group reads the same
+   * messages; one of them sends the letter, the others skip them, so each has one letter.
+   */
+  deadLetterUndecodable?: boolean
   log: Logger
   /** Largest number of events handed to the writer at once. */
   chunkSize: number
+  /** Largest size of the messages handed to the writer at once (a message larger alone goes alone). */
+  chunkBytes?: number
   maxBackoffMs: number
   /** Aborted when the consumer stops: a backoff in progress ends at once. */
   signal: AbortSignal
+  /** Called at every write attempt, failed or not: the consumer is working. */
+  onAttempt?: () => void
 }
+
+/**
+ * After this many failed writes of one chunk, it is written in isolating parts; an event whose
+ * part fails while the others are written, STRIKES times over, is dead-lettered (suspect): a
+ * row the dependency never takes neither blocks its partition nor is retried forever. When
+ * nothing of the chunk is written (the dependency down), the chunk keeps being retried.
+ */
+const ISOLATE_AFTER = 5
+const STRIKES = 3
 
 const consumedTotal = new Counter({
   name: 'tally_events_consumed_total',
@@ -70,6 +89,11 @@ const handledTotal = new Counter({
 const deadLetteredTotal = new Counter({
   name: 'tally_events_dead_lettered_total',
   help: 'Messages sent to the dead-letter topic',
+  labelNames: ['group'],
+})
+const undecodableSkipped = new Counter({
+  name: 'tally_events_undecodable_skipped_total',
+  help: 'Undecodable messages a group passed over because another group dead-letters them',
   labelNames: ['group'],
 })
 const handlerFailures = new Counter({
@@ -87,6 +111,8 @@ const handlerFailures = new Counter({
  */
 export function createConsumerSteps(options: StepsOptions) {
   const { groupId, codec, writer, log, chunkSize } = options
+  const chunkBytes = options.chunkBytes ?? Number.POSITIVE_INFINITY
+  const deadLetterUndecodable = options.deadLetterUndecodable ?? true
   const stats: ConsumerStats = { consumed: 0, handled: 0, deadLettered: 0, failures: 0 }
   const group = { group: groupId }
 
@@ -109,7 +135,7 @@ export function createConsumerSteps(options: StepsOptions) {
     const messages = letters.map(({ message, reason }) => ({
       key: message.key,
       value: message.value,
-      headers: deadLetterHeaders(message, reason, batch),
+      headers: deadLetterHeaders(message, reason, { ...batch, group: groupId }),
     }))
     if (!(await untilDone(batch, () => options.sendDeadLetters(messages)))) return false
     stats.deadLettered += letters.length
@@ -126,8 +152,27 @@ export function createConsumerSteps(options: StepsOptions) {
   async function write(batch: PartitionBatch, events: RequestEvent[]): Promise<Unrecordable[] | undefined> {
     let unrecordable: Unrecordable[] = []
     if (events.length === 0) return unrecordable
+    let attempts = 0
+    const strikes = new Map<number, number>()
     const written = await untilDone(batch, async () => {
-      unrecordable = await writer.write(events)
+      attempts++
+      options.onAttempt?.()
+      const result = await writer.write(events, attempts > ISOLATE_AFTER ? { isolate: true } : undefined)
+      const suspects = result.filter((u) => u.suspect)
+      for (const u of suspects) strikes.set(u.index, (strikes.get(u.index) ?? 0) + 1)
+      const pending = suspects.filter((u) => (strikes.get(u.index) ?? 0) < STRIKES)
+      if (pending.length > 0)
+        throw new Error(
+          `${pending.length} event(s) failed alone while the rest of their chunk was written (${pending[0]?.reason}); tried again before they are dead-lettered`,
+        )
+      unrecordable = result.map((u) =>
+        u.suspect
+          ? {
+              index: u.index,
+              reason: `failed ${attempts} writes, ${STRIKES} of them alone while the rest of its chunk was written: ${u.reason}`,
+            }
+          : u,
+      )
     })
     return written ? unrecordable : undefined
   }
@@ -138,7 +183,12 @@ export function createConsumerSteps(options: StepsOptions) {
     stats.consumed += messages.length
     consumedTotal.inc(group, messages.length)
     // Dead letters first and on their own: a later write retry must not send them twice.
-    if (!(await deadLetter(batch, poison))) return false
+    if (deadLetterUndecodable) {
+      if (!(await deadLetter(batch, poison))) return false
+    } else if (poison.length > 0) {
+      undecodableSkipped.inc(group, poison.length)
+      log.warn({ count: poison.length, partition: batch.partition }, 'undecodable_events_skipped')
+    }
     const unrecordable = await write(batch, events)
     if (!unrecordable) return false
     // Refused events go to the DLQ before the commit moves past them.
@@ -153,9 +203,11 @@ export function createConsumerSteps(options: StepsOptions) {
   return {
     stats,
     async handleBatch(batch: PartitionBatch): Promise<void> {
-      for (let start = 0; start < batch.messages.length; start += chunkSize) {
+      for (let start = 0; start < batch.messages.length; ) {
         if (!batch.alive()) return
-        if (!(await handleChunk(batch, batch.messages.slice(start, start + chunkSize)))) return
+        const end = chunkEnd(batch.messages, start, chunkSize, chunkBytes)
+        if (!(await handleChunk(batch, batch.messages.slice(start, end)))) return
+        start = end
       }
     },
   }
@@ -164,6 +216,19 @@ export function createConsumerSteps(options: StepsOptions) {
 interface DeadLetter {
   message: ConsumedMessage
   reason: string
+}
+
+/** Where the chunk that starts at `start` ends: at most `maxCount` messages and `maxBytes` (at least one). */
+function chunkEnd(messages: ConsumedMessage[], start: number, maxCount: number, maxBytes: number): number {
+  let end = start
+  let bytes = 0
+  while (end < messages.length && end - start < maxCount) {
+    const size = (messages[end]?.value?.length ?? 0) + (messages[end]?.key?.length ?? 0)
+    if (end > start && bytes + size > maxBytes) break
+    bytes += size
+    end++
+  }
+  return end
 }
 
 /**
@@ -188,11 +253,11 @@ function decode(codec: Codec<RequestEvent>, messages: ConsumedMessage[]) {
   return { events, from, poison }
 }
 
-/** The original headers plus why the message was dead-lettered and where it was read. */
+/** The original headers plus why the message was dead-lettered, where it was read, and by which group. */
 function deadLetterHeaders(
   message: ConsumedMessage,
   reason: string,
-  origin: { topic: string; partition: number },
+  origin: { topic: string; partition: number; group: string },
 ): MessageHeaders {
   return {
     ...message.headers,
@@ -200,6 +265,7 @@ function deadLetterHeaders(
     'tally-dlq-topic': origin.topic,
     'tally-dlq-partition': String(origin.partition),
     'tally-dlq-offset': message.offset,
+    'tally-dlq-group': origin.group,
   }
 }
 
@@ -228,18 +294,4 @@ async function retryUntilDone(
       backoff = Math.min(backoff * 2, ctx.maxBackoffMs)
     }
   }
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
-    )
-  })
 }

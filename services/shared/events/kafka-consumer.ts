@@ -1,15 +1,9 @@
-import {
-  Consumer,
-  type Message,
-  type MessagesStream,
-  MessagesStreamFallbackModes,
-  MessagesStreamModes,
-} from '@platformatic/kafka'
-import { Gauge } from 'prom-client'
-import { withDeadline } from '../deadline.ts'
+import { abortableDelay, withDeadline } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
+import type { ReadinessCheck } from '../process/role.ts'
 import { coalesce } from './coalesced-writer.ts'
 import type { Codec } from './codec.ts'
+import { reportLag } from './consumer-lag.ts'
 import {
   type ConsumedMessage,
   type ConsumerStats,
@@ -17,14 +11,17 @@ import {
   type MessageHeaders,
   type PartitionBatch,
 } from './consumer-steps.ts'
-import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
+import { countRestart, createWatchdog, MemberStalled } from './consumer-watchdog.ts'
+import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
+import { joinGroup, joinTimeoutMs, type KafkaMessage, type Member } from './kafka-member.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
-import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventHandler } from './transport.ts'
 
 export interface RunningConsumer {
   stats: ConsumerStats
+  /** Ready while a member of its group that the broker lists, and progressing. */
+  readiness: ReadinessCheck
   stop(): Promise<void>
 }
 
@@ -38,58 +35,58 @@ export interface ConsumerOptions {
   log: Logger
   /** Largest number of events handed to the handler at once. */
   chunkSize?: number
+  /** Largest size of the messages handed to the handler at once (one message may exceed it alone). */
+  chunkBytes?: number
   maxBackoffMs?: number
+  /** The group's session timeout: how long a member that stopped heartbeating keeps its partitions. */
+  sessionTimeoutMs?: number
+  /** Static membership: a restarted process with the same id takes its partitions back at once. */
+  instanceId?: string | undefined
+  /** How long the member may go without progress while messages wait before it is made anew. */
+  stallTimeoutMs?: number
+  /** Whether this group dead-letters messages that cannot be decoded (one group does, for all). */
+  deadLetterUndecodable?: boolean
 }
 
-type Stream = MessagesStream<Buffer, Buffer, Buffer, Buffer>
-
-const consumerLag = new Gauge({
-  name: 'tally_consumer_lag',
-  help: 'Messages between the group committed offset and the partition end (sampled every 5 s)',
-  labelNames: ['group', 'topic', 'partition'],
-})
-
-// A commit Kafka does not answer in this time counts as failed: the stream restarts from the
-// committed offsets (what was written and not committed is redelivered and deduplicated).
-const COMMIT_TIMEOUT_MS = 30_000
+// A commit Kafka does not answer in this time counts as failed: the membership is made anew and
+// reads from the committed offsets (what was written and not committed is redelivered and
+// deduplicated).
+const COMMIT_TIMEOUT_MS = 15_000
 
 /**
  * Consumes the event topic with @platformatic/kafka through the consumer steps
- * (consumer-steps.ts): what is ready on the stream is read at once, split by partition, and
- * the partitions' chunks are handled together (their writes coalesce); a chunk's offsets are
- * committed only once it was written durably. A message that cannot be decoded, or an event
- * the handler can never record, goes to the dead-letter topic with its reason and origin. A
- * handler failure (a dependency down) is retried with backoff; the client heartbeats on its
- * own meanwhile, so the group membership holds.
+ * (consumer-steps.ts): what is ready on the stream is read at once (bounded in count and
+ * bytes), split by partition, and the partitions' chunks are handled together (their writes
+ * coalesce); a chunk's offsets are committed only once it was written durably. A message that
+ * cannot be decoded, or an event the handler can never record, goes to the dead-letter topic
+ * with its reason and origin. A handler failure (a dependency down) is retried with backoff; the
+ * client heartbeats on its own meanwhile, so the group membership holds.
  *
- * The first group join has the start-up deadline. Afterwards the stream is supervised: if it
- * fails (a broker gone, a rebalance that invalidates a commit), it is re-created with backoff,
- * logged, from the committed offsets; nothing past them was committed, so nothing is lost.
+ * The first group join has the start-up deadline. Afterwards the membership is supervised: if
+ * its stream or a commit fails (a broker gone, a rebalance that invalidates a commit), or the
+ * watchdog finds it stalled, the whole client is closed and a new one joins, with backoff,
+ * reading from the committed offsets; nothing past them was committed, so nothing is lost.
  */
 export async function runKafkaConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
   const { kafka, groupId, topic, dlqTopic, codec, log } = options
   const chunkSize = options.chunkSize ?? 5_000
+  const chunkBytes = options.chunkBytes ?? 32 * 1024 * 1024
   const maxBackoffMs = options.maxBackoffMs ?? 5_000
-  const consumer = new Consumer({
-    ...clientOptions(kafka),
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000
+  const memberOptions = { kafka, groupId, topic, instanceId: options.instanceId, sessionTimeoutMs }
+  const watchdog = createWatchdog({
+    kafka,
     groupId,
-    autocommit: false,
-    maxBytesPerPartition: TOPIC_MAX_MESSAGE_BYTES,
-    maxBytes: 2 * TOPIC_MAX_MESSAGE_BYTES,
-    // Let a fetch fill up a little: fewer, larger inserts, for at most 100 ms more latency.
-    minBytes: 256 * 1024,
-    maxWaitTime: 100,
-    highWaterMark: chunkSize,
-    sessionTimeout: 30_000,
-    rebalanceTimeout: 60_000,
-    heartbeatInterval: 3_000,
+    topic,
+    stallMs: options.stallTimeoutMs ?? 60_000,
+    log,
   })
   const dlq = createReliableProducer(kafka, 'dead letters')
   const stopping = new AbortController()
   const steps = createConsumerSteps({
     groupId,
     codec,
-    writer: coalesce(options.handler, chunkSize),
+    writer: coalesce(options.handler, { maxEvents: chunkSize, maxBytes: chunkBytes }),
     sendDeadLetters: (messages) =>
       dlq.send(
         messages.map((m) => ({
@@ -99,147 +96,126 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
           headers: toHeaderMap(m.headers),
         })),
       ),
+    deadLetterUndecodable: options.deadLetterUndecodable ?? true,
     log,
     chunkSize,
+    chunkBytes,
     maxBackoffMs,
     signal: stopping.signal,
+    onAttempt: () => watchdog.progress(),
   })
-  const consume = async () => {
-    const stream = (await consumer.consume({
-      topics: [topic],
-      mode: MessagesStreamModes.COMMITTED,
-      fallbackMode: MessagesStreamFallbackModes.EARLIEST,
-      autocommit: false,
-    })) as Stream
-    // The batch reader listens for 'error' too (reporting it): never an uncaught exception.
-    return { stream, next: batchReader(stream) }
+
+  const handle = async (messages: KafkaMessage[], member: Member) => {
+    const byPartition = new Map<number, KafkaMessage[]>()
+    for (const m of messages) {
+      const list = byPartition.get(m.partition)
+      if (list) list.push(m)
+      else byPartition.set(m.partition, [m])
+    }
+    await Promise.all(
+      [...byPartition].map(([partition, raw]) => {
+        const byOffset = new Map(raw.map((m) => [String(m.offset), m]))
+        const batch: PartitionBatch = {
+          topic,
+          partition,
+          messages: raw.map(toConsumed),
+          alive: () => !stopping.signal.aborted && member.active() && member.partitions().includes(partition),
+          commit: async (offset) => {
+            const m = byOffset.get(offset)
+            if (!m) throw new Error(`offset ${offset} is not in this batch`)
+            // @platformatic/kafka defers a commit of a client out of its group until it joins
+            // again, which may be never: such a commit fails here instead, and the member is
+            // made anew.
+            if (!member.active()) throw new Error(`not a member of group ${groupId}: commit refused`)
+            await withDeadline(
+              Promise.resolve(m.commit()),
+              COMMIT_TIMEOUT_MS,
+              `no answer to the commit of ${topic}/${partition}@${offset}`,
+            )
+            watchdog.progress()
+          },
+        }
+        return steps.handleBatch(batch)
+      }),
+    )
   }
 
+  let member: Member | undefined
+  let stopLag = () => {}
   try {
     await dlq.start()
-    let reading = await untilKafkaAnswers(kafka, `join consumer group ${groupId}`, consume)
-    consumer.startLagMonitoring({ topics: [topic] }, 5_000)
-    consumer.on('consumer:lag', (lag: Map<string, bigint[]>) => {
-      for (const [t, partitions] of lag)
-        partitions.forEach((l, partition) => {
-          if (l >= 0n) consumerLag.set({ group: groupId, topic: t, partition: String(partition) }, Number(l))
-        })
-    })
-
-    const handle = async (messages: Message<Buffer, Buffer, Buffer, Buffer>[], current: Stream) => {
-      const byPartition = new Map<number, Message<Buffer, Buffer, Buffer, Buffer>[]>()
-      for (const m of messages) {
-        const list = byPartition.get(m.partition)
-        if (list) list.push(m)
-        else byPartition.set(m.partition, [m])
-      }
-      await Promise.all(
-        [...byPartition].map(([partition, raw]) => {
-          const byOffset = new Map(raw.map((m) => [String(m.offset), m]))
-          const batch: PartitionBatch = {
-            topic,
-            partition,
-            messages: raw.map(toConsumed),
-            alive: () =>
-              !stopping.signal.aborted &&
-              !current.destroyed &&
-              (consumer.assignments ?? []).some((a) => a.topic === topic && a.partitions.includes(partition)),
-            commit: async (offset) => {
-              const m = byOffset.get(offset)
-              if (!m) throw new Error(`offset ${offset} is not in this batch`)
-              await withDeadline(
-                Promise.resolve(m.commit()),
-                COMMIT_TIMEOUT_MS,
-                `no answer to the commit of ${topic}/${partition}@${offset}`,
-              )
-            },
-          }
-          return steps.handleBatch(batch)
-        }),
-      )
-    }
-
-    const supervise = async () => {
-      let backoff = 250
-      while (!stopping.signal.aborted) {
-        try {
-          for (;;) {
-            const messages = await reading.next(chunkSize)
-            if (!messages) break
-            await handle(messages, reading.stream)
-            backoff = 250
-          }
-          if (stopping.signal.aborted) return
-          throw reading.stream.errored ?? new Error('the message stream ended')
-        } catch (err) {
-          if (stopping.signal.aborted) return
-          log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
-          await reading.stream.close().catch(() => {})
-          for (;;) {
-            await new Promise((resolve) => setTimeout(resolve, backoff))
-            backoff = Math.min(backoff * 2, maxBackoffMs)
-            if (stopping.signal.aborted) return
-            try {
-              reading = await consume()
-              break
-            } catch (err) {
-              log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
-            }
-          }
-        }
-      }
-    }
-    const running = supervise()
-
-    return {
-      stats: steps.stats,
-      async stop() {
-        stopping.abort()
-        consumer.stopLagMonitoring()
-        await reading.stream.close().catch(() => {})
-        await running
-        await consumer
-          .close(true)
-          .catch((err) => log.warn({ err: describe(err) }, 'kafka_consumer_close_failed'))
-        await dlq.close()
+    member = await untilKafkaAnswers(
+      kafka,
+      `join consumer group ${groupId}`,
+      () => joinGroup(memberOptions),
+      {
+        attemptMs: joinTimeoutMs(sessionTimeoutMs) + 1_000,
       },
-    }
+    )
   } catch (err) {
-    await consumer.close(true).catch(() => {})
     await dlq.close().catch(() => {})
     throw err
   }
-}
+  watchdog.watch(member)
+  watchdog.start()
+  stopLag = reportLag(kafka, groupId, topic)
 
-/**
- * Reads a stream in batches: `next(max)` resolves with the messages ready now (at most `max`),
- * waiting for the first one; with null once the stream ended; rejects with the stream's error.
- * The 'readable' listener stays attached for the stream's life: @platformatic/kafka fetches only
- * while someone listens (a stream whose readableFlowing is back to null is never fetched again).
- */
-function batchReader(stream: Stream) {
-  let wake: (() => void) | undefined
-  const notify = () => {
-    const waiting = wake
-    wake = undefined
-    waiting?.()
-  }
-  stream.on('readable', notify).on('end', notify).on('close', notify).on('error', notify)
-  return async function next(max: number): Promise<Message<Buffer, Buffer, Buffer, Buffer>[] | null> {
-    for (;;) {
-      const out: Message<Buffer, Buffer, Buffer, Buffer>[] = []
-      for (let m = stream.read(); m !== null; m = out.length < max ? stream.read() : null) out.push(m)
-      if (out.length > 0) return out
-      if (stream.errored) throw stream.errored
-      if (stream.destroyed || stream.readableEnded) return null
-      await new Promise<void>((resolve) => {
-        wake = resolve
-      })
+  const supervise = async () => {
+    let backoff = 250
+    while (!stopping.signal.aborted) {
+      try {
+        if (!member) {
+          member = await joinGroup(memberOptions)
+          watchdog.watch(member)
+          log.info({ group: groupId, memberId: member.consumer.memberId }, 'kafka_consumer_joined')
+        }
+        const current: Member = member
+        // An aborted membership (the watchdog, stop) is left at once, even while a write hangs:
+        // its batches are no longer alive, so nothing of them is committed.
+        const ended = new Promise<void>((resolve) =>
+          current.aborted.addEventListener('abort', () => resolve()),
+        )
+        for (;;) {
+          const messages = await current.next(chunkSize, chunkBytes)
+          if (!messages) break
+          const handling = handle(messages, current)
+          // Its failure after the membership ended has nobody left to tell.
+          handling.catch(() => {})
+          await Promise.race([handling, ended])
+          backoff = 250
+        }
+        if (stopping.signal.aborted) return
+        throw current.failure() ?? new Error('the message stream ended')
+      } catch (err) {
+        if (stopping.signal.aborted) return
+        // The watchdog counted its own restarts (stalled, not_member).
+        if (!(member?.failure() instanceof MemberStalled)) countRestart(groupId, 'failed')
+        log.error({ err: describe(err), retryInMs: backoff }, 'kafka_consumer_restarting')
+        await member?.close()
+        member = undefined
+        await abortableDelay(backoff, stopping.signal)
+        backoff = Math.min(backoff * 2, maxBackoffMs)
+      }
     }
   }
+  const running = supervise()
+
+  return {
+    stats: steps.stats,
+    readiness: watchdog.readiness,
+    async stop() {
+      stopping.abort()
+      stopLag()
+      member?.abort(new Error('stopping'))
+      await running
+      await watchdog.stop()
+      await member?.close()
+      await dlq.close()
+    },
+  }
 }
 
-function toConsumed(m: Message<Buffer, Buffer, Buffer, Buffer>): ConsumedMessage {
+function toConsumed(m: KafkaMessage): ConsumedMessage {
   const headers: MessageHeaders = {}
   for (const [k, v] of m.headerEntries) {
     const key = k.toString()

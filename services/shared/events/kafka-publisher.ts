@@ -4,15 +4,9 @@ import { withDeadline } from '../deadline.ts'
 import { type Codec, encodeEach } from './codec.ts'
 import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
+import { createPublishQueue } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventPublisher } from './transport.ts'
-
-interface Pending {
-  messages: MessageToProduce[]
-  bytes: number
-  resolve: () => void
-  reject: (err: unknown) => void
-}
 
 const produced = new Counter({
   name: 'tally_events_produced_total',
@@ -84,17 +78,25 @@ export function createReliableProducer(kafka: KafkaConnection, what: string) {
 }
 
 /**
- * Request events to the topic, keyed by request id. One send is in flight at a time (per-key
- * order holds); publishes that arrive meanwhile, or within `lingerMs`, go out together in the
- * next send, so many small intakes cost one round trip. A send stays under `maxBatchBytes`
+ * Request events to the topic, keyed by request id. One send in flight at a time (per-key order
+ * holds); publishes that arrive meanwhile, or within `lingerMs`, go out together in the next
+ * send, taken round robin over organizations (publish-queue.ts), so many small intakes cost one
+ * round trip and a large one does not hold up the others. A send stays under `maxBatchBytes`
  * because the broker refuses a record batch over the topic's max.message.bytes (read at start;
- * 1 MiB by default).
+ * 1 MiB by default). What waits is bounded in bytes (`maxQueuedBytes`, `maxQueuedBytesPerOrg`:
+ * PublishQueueFullError past them), and a publish fails once it waited `kafka.sendTimeoutMs` in
+ * all, queued or sending.
  */
 export async function createKafkaPublisher(
   kafka: KafkaConnection,
   topic: string,
   codec: Codec<RequestEvent>,
-  options: { lingerMs?: number; maxBatchBytes?: number } = {},
+  options: {
+    lingerMs?: number
+    maxBatchBytes?: number
+    maxQueuedBytes?: number
+    maxQueuedBytesPerOrg?: number
+  } = {},
 ): Promise<EventPublisher> {
   const lingerMs = options.lingerMs ?? 2
   // A send's messages spread over partitions; all of them fitting one record batch is the bound
@@ -102,38 +104,29 @@ export async function createKafkaPublisher(
   const maxBatchBytes = options.maxBatchBytes ?? Math.floor((await maxMessageBytes(kafka, topic)) * 0.9)
   const producer = createReliableProducer(kafka, 'request events')
   await producer.start()
-  const queue: Pending[] = []
-  let queuedBytes = 0
+  const queue = createPublishQueue<MessageToProduce>({
+    maxBytes: options.maxQueuedBytes ?? 64 * 1024 * 1024,
+    maxBytesPerOrg: options.maxQueuedBytesPerOrg ?? 16 * 1024 * 1024,
+    timeoutMs: kafka.sendTimeoutMs,
+  })
   let timer: NodeJS.Timeout | undefined
   let sending: Promise<void> | undefined
   let closed = false
 
-  /** Takes whole publishes off the queue up to the byte cap (always at least one). */
-  const take = (): Pending[] => {
-    let bytes = 0
-    let n = 0
-    while (n < queue.length && (n === 0 || bytes + (queue[n] as Pending).bytes <= maxBatchBytes)) {
-      bytes += (queue[n] as Pending).bytes
-      n++
-    }
-    queuedBytes -= bytes
-    return queue.splice(0, n)
-  }
-
   const pump = () => {
     if (timer) clearTimeout(timer)
     timer = undefined
-    if (sending || queue.length === 0) return
-    const batch = take()
+    if (sending || queue.size === 0) return
+    const batch = queue.take(maxBatchBytes)
     const messages = batch.flatMap((p) => p.messages)
     sending = producer.send(messages).then(
       () => {
         produced.inc(messages.length)
         produceBatch.observe(messages.length)
-        for (const p of batch) p.resolve()
+        for (const p of batch) p.sent()
       },
       (err) => {
-        for (const p of batch) p.reject(err)
+        for (const p of batch) p.failed(err)
       },
     )
     void sending.finally(() => {
@@ -150,39 +143,26 @@ export async function createKafkaPublisher(
       if (closed) throw new Error('event publisher is closed')
       // Throws an EncodeError naming the event before anything of the publish is queued.
       const values = encodeEach(codec, events)
-      return new Promise<void>((resolve, reject) => {
-        // One publish is one intake: split only when it alone exceeds the cap.
-        let part: Pending | undefined
-        const parts: Pending[] = []
-        for (const [i, e] of events.entries()) {
-          const value = values[i] as Buffer
-          if (!part || part.bytes + value.length > maxBatchBytes) {
-            part = { messages: [], bytes: 0, resolve: () => {}, reject: () => {} }
-            parts.push(part)
-          }
-          part.messages.push({ topic, key: Buffer.from(e.request_id), value })
-          part.bytes += value.length
+      // One publish is one intake: split only when it alone exceeds the cap.
+      const parts: { messages: MessageToProduce[]; bytes: number }[] = []
+      let part: (typeof parts)[number] | undefined
+      for (const [i, e] of events.entries()) {
+        const value = values[i] as Buffer
+        if (!part || part.bytes + value.length > maxBatchBytes) {
+          part = { messages: [], bytes: 0 }
+          parts.push(part)
         }
-        let left = parts.length
-        let failed = false
-        for (const p of parts) {
-          p.resolve = () => {
-            if (--left === 0 && !failed) resolve()
-          }
-          p.reject = (err) => {
-            if (!failed) reject(err)
-            failed = true
-          }
-          queue.push(p)
-          queuedBytes += p.bytes
-        }
-        if (queuedBytes >= maxBatchBytes) pump()
-        else timer ??= setTimeout(pump, lingerMs)
-      })
+        part.messages.push({ topic, key: Buffer.from(e.request_id), value })
+        part.bytes += value.length
+      }
+      const published = queue.add((events[0] as RequestEvent).organization_id, parts)
+      if (queue.bytes >= maxBatchBytes) pump()
+      else timer ??= setTimeout(pump, lingerMs)
+      return published
     },
     async close() {
       closed = true
-      while (queue.length > 0 || sending) {
+      while (queue.size > 0 || sending) {
         pump()
         await sending
       }

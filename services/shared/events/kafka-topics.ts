@@ -1,12 +1,16 @@
-import { Admin, ConfigResourceTypes } from '@platformatic/kafka'
+import { Admin, type BaseOptions, ConfigResourceTypes } from '@platformatic/kafka'
 import type { Config } from '../config.ts'
 import { clientOptions, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
 
 export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 
-/** Runs `work` with an admin client, closed afterwards whatever happened. */
-export async function withAdmin<T>(kafka: KafkaConnection, work: (admin: Admin) => Promise<T>): Promise<T> {
-  const admin = new Admin(clientOptions(kafka))
+/** Runs `work` with an admin client (`options` over Tally's own), closed afterwards whatever happened. */
+export async function withAdmin<T>(
+  kafka: KafkaConnection,
+  work: (admin: Admin) => Promise<T>,
+  options: Partial<BaseOptions> = {},
+): Promise<T> {
+  const admin = new Admin({ ...clientOptions(kafka), ...options })
   try {
     return await work(admin)
   } finally {

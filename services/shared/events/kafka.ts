@@ -65,11 +65,13 @@ export async function untilKafkaAnswers<T>(
   kafka: KafkaConnection,
   step: string,
   attempt: () => Promise<T>,
-  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  options: { timeoutMs?: number; signal?: AbortSignal; attemptMs?: number } = {},
 ): Promise<T> {
   const timeoutMs = options.timeoutMs ?? kafka.startupTimeoutMs
-  // Several attempts fit in the deadline, so a broker that never answers is logged and retried.
-  const attemptMs = Math.max(1_000, Math.min(REQUEST_TIMEOUT_MS, Math.floor(timeoutMs / 3)))
+  // Several attempts fit in the deadline, so a broker that never answers is logged and retried;
+  // a step that bounds its own attempts (a group join) says how long one may take.
+  const attemptMs =
+    options.attemptMs ?? Math.max(1_000, Math.min(REQUEST_TIMEOUT_MS, Math.floor(timeoutMs / 3)))
   const started = Date.now()
   let backoff = 250
   for (let n = 1; ; n++) {

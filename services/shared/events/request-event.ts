@@ -20,3 +20,13 @@ export function parseEventBody(text: string): unknown {
     return text
   }
 }
+
+/**
+ * About how many bytes an event takes in a write (its bodies, where the size is, and a little
+ * for the other fields): what bounds the size of a batch, not an exact count.
+ */
+export function approximateSize(event: RequestEvent): number {
+  let size = 512 + event.request_body.length + event.response_body.length
+  for (const [k, v] of Object.entries(event.properties)) size += k.length + v.length
+  return size
+}

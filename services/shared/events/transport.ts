@@ -1,4 +1,4 @@
-import { coalesce } from './coalesced-writer.ts'
+import { COALESCED_LIMITS, coalesce } from './coalesced-writer.ts'
 import { type Codec, EncodeError, encodeEach } from './codec.ts'
 import type { RequestEvent } from './request-event.ts'
 
@@ -18,12 +18,21 @@ export interface EventHandler {
 export interface Unrecordable {
   index: number
   reason: string
+  /**
+   * Refused with an error the handler does not know as the event's fault, while other events
+   * of the batch were written (an isolating write): the caller decides after how many times.
+   */
+  suspect?: boolean
 }
 
 /** Writes batches; resolves once every recordable event is written, with those that never can be. */
 export interface BatchWriter {
   readonly name: string
-  write(events: RequestEvent[]): Promise<Unrecordable[]>
+  /**
+   * With `isolate`, the batch is written alone and in parts, and an event whose part keeps
+   * failing while others are written comes back as a suspect (see Unrecordable).
+   */
+  write(events: RequestEvent[], options?: { isolate?: boolean }): Promise<Unrecordable[]>
 }
 
 /** Hands events to the pipeline. Resolves only once they are durable. */
@@ -55,7 +64,7 @@ export function createInProcessPublisher(
 ): EventPublisher {
   let closed = false
   // Concurrent intakes share inserts: fewer, larger ClickHouse parts under load.
-  const batched = handlers.map((h) => coalesce(h, 5_000))
+  const batched = handlers.map((h) => coalesce(h, COALESCED_LIMITS))
   return {
     kind: 'in-process',
     async publish(events) {

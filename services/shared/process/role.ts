@@ -23,6 +23,8 @@ interface RoleContext {
 export interface ConsumerRole {
   /** Its Kafka consumer group (prefixed by TALLY_CONSUMER_GROUP_PREFIX). */
   readonly group: string
+  /** Whether this group dead-letters undecodable messages (exactly one group does, so each has one letter). */
+  readonly deadLettersUndecodable: boolean
   readonly needs: EngineNeeds
   start(ctx: RoleContext): Promise<EventHandler>
 }

@@ -5,9 +5,9 @@ import { createKafkaPublisher, ensureTopics, kafkaConnection, runKafkaConsumer }
 import { withAdmin } from '../events/kafka-topics.ts'
 import { createInProcessPublisher, type EventHandler, type EventPublisher } from '../events/transport.ts'
 import type { Logger } from '../logger.ts'
-import { startMetricsServer } from '../metrics-server.ts'
+import { startHealthServer } from '../metrics-server.ts'
 import type { Shutdown } from '../shutdown.ts'
-import type { EngineNeeds, ProcessRoles, ReadinessCheck } from './role.ts'
+import type { ConsumerRole, EngineNeeds, ProcessRoles, ReadinessCheck } from './role.ts'
 
 /** The consumer groups of the event topic: without Kafka, one process must run them all. */
 const CONSUMER_GROUPS = ['tally-ingest', 'tally-dispatcher']
@@ -49,8 +49,8 @@ export async function startRoles<Out>(
   const context = { config, log, shutdown, engines }
   const readiness = engineChecks(engines)
 
-  const handlers: { group: string; handler: EventHandler }[] = []
-  for (const role of consumers) handlers.push({ group: role.group, handler: await role.start(context) })
+  const handlers: { role: ConsumerRole; handler: EventHandler }[] = []
+  for (const role of consumers) handlers.push({ role, handler: await role.start(context) })
 
   const codec = await loadRequestEventCodec()
   let publisher: EventPublisher | undefined
@@ -73,22 +73,30 @@ export async function startRoles<Out>(
             void (await admin.metadata({ topics: [config.TALLY_REQUEST_TOPIC], forceUpdate: true })),
         ),
     })
-    for (const { group, handler } of handlers) {
+    for (const { role, handler } of handlers) {
       const consumer = await runKafkaConsumer({
         kafka,
-        groupId: `${config.TALLY_CONSUMER_GROUP_PREFIX}${group}`,
+        groupId: `${config.TALLY_CONSUMER_GROUP_PREFIX}${role.group}`,
         topic: config.TALLY_REQUEST_TOPIC,
         dlqTopic: config.TALLY_DLQ_TOPIC,
         codec,
         handler,
-        log: log.child({ consumer: group }),
+        log: log.child({ consumer: role.group }),
         chunkSize: config.TALLY_INGEST_CHUNK_SIZE,
+        chunkBytes: config.TALLY_INGEST_CHUNK_BYTES,
+        sessionTimeoutMs: config.TALLY_KAFKA_SESSION_TIMEOUT,
+        instanceId: config.TALLY_CONSUMER_INSTANCE_ID,
+        stallTimeoutMs: config.TALLY_CONSUMER_STALL_TIMEOUT,
+        deadLetterUndecodable: role.deadLettersUndecodable,
       })
-      shutdown.add(`consumer ${group}`, () => consumer.stop())
+      readiness.push(consumer.readiness)
+      shutdown.add(`consumer ${role.group}`, () => consumer.stop())
     }
     if (serving) {
       const kafkaPublisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec, {
         lingerMs: config.TALLY_PRODUCER_LINGER_MS,
+        maxQueuedBytes: config.TALLY_PUBLISH_QUEUE_MAX_BYTES,
+        maxQueuedBytesPerOrg: config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG,
       })
       shutdown.add('publisher', () => kafkaPublisher.close())
       publisher = kafkaPublisher
@@ -97,8 +105,13 @@ export async function startRoles<Out>(
 
   if (!serving || !publisher) {
     if (config.TALLY_METRICS_PORT !== undefined) {
-      const metrics = await startMetricsServer(config.TALLY_METRICS_PORT, config.HOST)
-      shutdown.add('metrics', () => metrics.close())
+      const health = await startHealthServer({
+        port: config.TALLY_METRICS_PORT,
+        host: config.HOST,
+        checks: readiness,
+        log,
+      })
+      shutdown.add('health port', () => health.close())
     }
     return publisher ? { engines, publisher } : { engines }
   }

@@ -31,6 +31,25 @@ export interface Completion extends Attempt {
   next: Next
 }
 
+/** Bytes of delivery bodies in one insert statement (base64 in JSON: a third more). */
+const STATEMENT_BODY_BYTES = 8 * 1024 * 1024
+
+/** Deliveries in statement-sized parts: at most 1,000 each, and STATEMENT_BODY_BYTES of bodies. */
+function* statements(deliveries: NewDelivery[]): Generator<NewDelivery[]> {
+  let part: NewDelivery[] = []
+  let bytes = 0
+  for (const d of deliveries) {
+    if (part.length > 0 && (part.length === 1_000 || bytes + d.body.length > STATEMENT_BODY_BYTES)) {
+      yield part
+      part = []
+      bytes = 0
+    }
+    part.push(d)
+    bytes += d.body.length
+  }
+  if (part.length > 0) yield part
+}
+
 // Postgres text cannot hold NUL.
 const clean = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', ''))
 
@@ -97,7 +116,9 @@ export function createDeliveryRepo(sql: Sql) {
     /**
      * Records deliveries, at most one per (webhook, request): a redelivered event inserts
      * nothing. Returns the ids of the rows it inserted, keyed `webhookId:requestId`, and the
-     * token of the claim on those inserted with `claimed`.
+     * token of the claim on those inserted with `claimed`. One statement carries at most 1,000
+     * deliveries and STATEMENT_BODY_BYTES of bodies (one larger body goes alone): the statement's
+     * one JSON parameter stays far below what V8 and Postgres can hold.
      */
     async insert(
       deliveries: NewDelivery[],
@@ -105,8 +126,8 @@ export function createDeliveryRepo(sql: Sql) {
     ): Promise<{ ids: Map<string, string>; claimToken: string }> {
       const claimToken = randomUUID()
       const inserted = new Map<string, string>()
-      for (let start = 0; start < deliveries.length; start += 1_000) {
-        const chunk = deliveries.slice(start, start + 1_000).map((d) => ({
+      for (const part of statements(deliveries)) {
+        const chunk = part.map((d) => ({
           webhook_id: d.webhookId,
           request_id: d.requestId,
           event: d.event,
@@ -130,26 +151,47 @@ export function createDeliveryRepo(sql: Sql) {
     },
 
     /**
-     * Takes up to `limit` due deliveries for this process by moving them one lease ahead under a
-     * new claim token; `held` are ids this process holds already (never claimed twice).
+     * Takes up to `limit` due deliveries, with at most `maxBytes` of bodies (at least one), for
+     * this process by moving them one lease ahead under a new claim token; `held` are ids this
+     * process holds already (never claimed twice). `more`: due deliveries were left for want of
+     * bytes.
      */
-    async claimDue(limit: number, leaseMs: number, held: string[] = []): Promise<ClaimedDelivery[]> {
+    async claimDue(
+      limit: number,
+      leaseMs: number,
+      held: string[] = [],
+      maxBytes: number = Number.MAX_SAFE_INTEGER,
+    ): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
       const claimToken = randomUUID()
       const rows = await sql<
-        { id: string; webhook_id: string; request_id: string; body: Buffer; round_attempts: number }[]
+        {
+          id: string
+          webhook_id: string
+          request_id: string
+          body: Buffer
+          round_attempts: number
+          due: number
+        }[]
       >`
         with due as (
-          select id from webhook_deliveries
+          select id, next_attempt_at, octet_length(body) as size from webhook_deliveries
           where status = 'pending' and next_attempt_at <= now() and id <> all(${held}::uuid[])
           order by next_attempt_at
           limit ${limit}
           for update skip locked
+        ), fitting as (
+          -- the first ones whose bodies fit in maxBytes, and always the first one
+          select id from (
+            select id, sum(size) over w as running, row_number() over w as n
+            from due window w as (order by next_attempt_at, id)
+          ) sized
+          where running <= ${maxBytes}::bigint or n = 1
         )
         update webhook_deliveries d
         set next_attempt_at = now() + make_interval(secs => ${leaseMs / 1000}), claim_token = ${claimToken}
-        from due where d.id = due.id
-        returning d.id, d.webhook_id, d.request_id, d.body, d.round_attempts`
-      return rows.map((r) => ({
+        from fitting where d.id = fitting.id
+        returning d.id, d.webhook_id, d.request_id, d.body, d.round_attempts, (select count(*)::int from due) as due`
+      const claimed = rows.map((r) => ({
         id: r.id,
         webhookId: r.webhook_id,
         requestId: r.request_id,
@@ -157,6 +199,7 @@ export function createDeliveryRepo(sql: Sql) {
         roundAttempts: r.round_attempts,
         claimToken,
       }))
+      return { claimed, more: (rows[0]?.due ?? 0) > rows.length }
     },
 
     /**

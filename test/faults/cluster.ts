@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { createClient } from '@clickhouse/client'
+import postgres from 'postgres'
+import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
+import { freePort } from '../../services/shared/net.ts'
+import { clickhouseEnv, engines } from '../support/harness.ts'
+import { ownBroker } from '../support/kafka-broker.ts'
+import {
+  cleanUpProcesses,
+  freshDataDir,
+  spawnTally,
+  stopTally,
+  type TallyProcess,
+} from '../support/processes.ts'
+import { createScratchDatabase } from '../support/scratch-database.ts'
+import { waitFor } from '../support/wait.ts'
+import {
+  type Certificates,
+  makeCertificates,
+  type Receiver,
+  startReceiver,
+} from '../webhooks/support/receiver.ts'
+
+export type Role = 'api' | 'ingest' | 'dispatcher'
+const ENTRY: Record<Role, string> = {
+  api: 'services/api/main.ts',
+  ingest: 'services/ingest/main.ts',
+  dispatcher: 'services/dispatcher/main.ts',
+}
+
+export interface Org {
+  organizationId: string
+  headers: { authorization: string }
+}
+
+/**
+ * Tally as production runs it, for the fault suite: api, ingest and dispatcher as processes of
+ * their own, on a Kafka broker of the test's own (killed, frozen and started again), the test
+ * run's Postgres (a database of its own) and ClickHouse (a database of its own), and an HTTPS
+ * webhook receiver. Each consumer process has a static instance id, as a StatefulSet gives.
+ */
+export async function startCluster(env: Record<string, string> = {}) {
+  const broker = await ownBroker()
+  await broker.start()
+  const database = await createScratchDatabase(engines().postgresUrl, 'tally_faults')
+  const certs: Certificates = makeCertificates()
+  const receiver: Receiver = await startReceiver(certs)
+  const run = randomUUID().slice(0, 8)
+  const ports: Record<Role, number> = {
+    api: await freePort(),
+    ingest: await freePort(),
+    dispatcher: await freePort(),
+  }
+  const ch = clickhouseEnv()
+  const common: Record<string, string> = {
+    ...ch,
+    CLICKHOUSE_DATABASE: `faults_${run}`,
+    DATABASE_URL: database.url,
+    KAFKA_BROKERS: broker.brokers,
+    TALLY_REQUEST_TOPIC: `tally.faults.${run}`,
+    TALLY_DLQ_TOPIC: `tally.faults.${run}.dlq`,
+    TALLY_TOPIC_PARTITIONS: '4',
+    TALLY_CONSUMER_GROUP_PREFIX: `faults-${run}.`,
+    TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    TALLY_WEBHOOK_CA_FILE: certs.caFile,
+    TALLY_WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s',
+    TALLY_LOG_LEVEL: process.env.TALLY_FAULTS_LOG_LEVEL ?? 'warn',
+    ...env,
+  }
+  const dirs: Record<Role, string> = {
+    api: freshDataDir(),
+    ingest: freshDataDir(),
+    dispatcher: freshDataDir(),
+  }
+  const envOf = (role: Role): Record<string, string> => ({
+    ...common,
+    TALLY_DATA_DIR: dirs[role],
+    ...(role === 'api'
+      ? { PORT: String(ports.api) }
+      : { TALLY_METRICS_PORT: String(ports[role]), TALLY_CONSUMER_INSTANCE_ID: `${role}-0` }),
+  })
+  const processes = {} as Record<Role, TallyProcess>
+  const start = async (role: Role) => {
+    const p = spawnTally(ENTRY[role], envOf(role))
+    processes[role] = p
+    // Its port answers once everything in it started (whatever the log level says).
+    await waitFor(
+      async () => {
+        if (p.child.exitCode !== null)
+          throw new Error(`the ${role} process exited ${p.child.exitCode}:\n${p.output()}`)
+        return (await fetch(`http://127.0.0.1:${ports[role]}/livez`).catch(() => undefined))?.ok
+      },
+      {
+        what: () => `the ${role} process started; its output:\n${p.output()}`,
+        timeoutMs: 120_000,
+        intervalMs: 100,
+      },
+    )
+    return p
+  }
+  // The API first: it applies the migrations the others would otherwise race on. A start that
+  // fails leaves nothing behind: the processes, the broker and the database go with it.
+  try {
+    await start('api')
+    await Promise.all([start('ingest'), start('dispatcher')])
+  } catch (err) {
+    await cleanUpProcesses()
+    await broker.remove()
+    await receiver.close()
+    await database.drop()
+    certs.remove()
+    throw err
+  }
+
+  const sql = postgres(database.url, { onnotice: () => {}, max: 2 })
+  const keys = createApiKeyRepo(sql)
+  const clickhouse = createClient({
+    url: ch.CLICKHOUSE_URL,
+    database: common.CLICKHOUSE_DATABASE,
+    request_timeout: 60_000,
+  })
+  const api = `http://127.0.0.1:${ports.api}`
+  const portOf = (role: Role) => ports[role]
+
+  return {
+    api,
+    broker,
+    receiver,
+    processes,
+    start,
+    portOf,
+    async newOrg(): Promise<Org> {
+      const { organization, secret } = await keys.createOrganization(`faults-${randomUUID().slice(0, 8)}`)
+      return { organizationId: organization.id, headers: { authorization: `Bearer ${secret}` } }
+    },
+    /**
+     * A webhook of `org` to a fresh path of the receiver; the path tells its deliveries apart.
+     * `viaName`: to https://localhost:…, another destination (origin) than https://127.0.0.1:…,
+     * as two tenants' receivers are.
+     */
+    async webhook(org: Org, includeData: boolean, viaName = false): Promise<{ id: string; path: string }> {
+      const path = `/${randomUUID()}`
+      const base = viaName ? receiver.localhostUrl : receiver.url
+      const res = await fetch(`${api}/v1/webhooks`, {
+        method: 'POST',
+        headers: { ...org.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ destination: `${base}${path}`, includeData }),
+      })
+      const body = (await res.json()) as { data: { id: string } | null; error: string | null }
+      if (res.status !== 201 || !body.data)
+        throw new Error(`webhook not created: ${res.status} ${body.error}`)
+      return { id: body.data.id, path }
+    },
+    /** Request ids the receiver got at `path` (a redelivered webhook counts once). */
+    deliveredAt(path: string): Set<string> {
+      return new Set(receiver.to(path).map(requestIdOf))
+    },
+    /** When the receiver first got each request id at `path`, in ms since the epoch. */
+    arrivals(path: string): Map<string, number> {
+      const first = new Map<string, number>()
+      for (const r of receiver.to(path)) {
+        const id = requestIdOf(r)
+        if (!first.has(id)) first.set(id, r.at)
+      }
+      return first
+    },
+    /** How many rows of each request id of `org` a query sees (FINAL, as every Tally read). */
+    async storedCounts(organizationId: string): Promise<Map<string, number>> {
+      const rs = await clickhouse.query({
+        query: `SELECT toString(request_id) AS id, count() AS n FROM request_response_rmt FINAL
+                WHERE organization_id = {org:UUID} GROUP BY id`,
+        query_params: { org: organizationId },
+        format: 'JSONEachRow',
+      })
+      return new Map((await rs.json<{ id: string; n: number }>()).map((r) => [r.id, Number(r.n)]))
+    },
+    /** When each request id of `org` became queryable (ingested_at), in ms since the epoch. */
+    async ingestedAt(organizationId: string): Promise<Map<string, number>> {
+      const rs = await clickhouse.query({
+        query: `SELECT toString(request_id) AS id, toUnixTimestamp64Milli(min(ingested_at)) AS at
+                FROM request_response_rmt WHERE organization_id = {org:UUID} GROUP BY id`,
+        query_params: { org: organizationId },
+        format: 'JSONEachRow',
+      })
+      return new Map((await rs.json<{ id: string; at: number }>()).map((r) => [r.id, Number(r.at)]))
+    },
+    /** `/readyz` of a role: its status, or 0 when the process does not answer. */
+    async ready(role: Role): Promise<number> {
+      try {
+        const res = await fetch(`http://127.0.0.1:${ports[role]}/readyz`, {
+          signal: AbortSignal.timeout(5_000),
+        })
+        await res.arrayBuffer()
+        return res.status
+      } catch {
+        return 0
+      }
+    },
+    /** Waits until every role answers `/readyz` with `status`; resolves with how long it took. */
+    async allReady(status: 200 | 503, timeoutMs: number): Promise<number> {
+      const from = Date.now()
+      await waitFor(
+        async () => {
+          const states = await Promise.all(
+            (['api', 'ingest', 'dispatcher'] as Role[]).map((r) => this.ready(r)),
+          )
+          return states.every((s) => s === status)
+        },
+        { what: `every role's /readyz ${status}`, timeoutMs, intervalMs: 250 },
+      )
+      return Date.now() - from
+    },
+    async stop() {
+      // A broker a failed test left frozen must answer its SIGTERM.
+      broker.thaw()
+      await Promise.all(
+        Object.values(processes).map((p) => (p.child.exitCode === null ? stopTally(p) : Promise.resolve(0))),
+      )
+      await broker.remove()
+      // Whatever did not stop on SIGTERM is killed, and the data directories removed.
+      await cleanUpProcesses()
+      await clickhouse
+        .command({ query: `DROP DATABASE IF EXISTS ${common.CLICKHOUSE_DATABASE}` })
+        .catch(() => {})
+      await clickhouse.close()
+      await sql.end()
+      await receiver.close()
+      await database.drop()
+      certs.remove()
+    },
+  }
+}
+
+export type Cluster = Awaited<ReturnType<typeof startCluster>>
+
+/** The request id a delivery is about, read once per delivery (bodies can be megabytes). */
+const requestIds = new WeakMap<object, string>()
+function requestIdOf(received: { body: Buffer }): string {
+  let id = requestIds.get(received)
+  if (id === undefined) {
+    id = (JSON.parse(received.body.toString()) as { metadata: { requestId: string } }).metadata.requestId
+    requestIds.set(received, id)
+  }
+  return id
+}
+
+/** Resident memory of a process in MB, from /proc; 0 once it is gone. */
+function rssMb(pid: number | undefined): number {
+  if (!pid) return 0
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb ? Number(kb) / 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+/** The highest RSS of each role's process while it runs, sampled every 250 ms until stopped. */
+export function watchRss(cluster: Cluster) {
+  const peak: Record<Role, number> = { api: 0, ingest: 0, dispatcher: 0 }
+  const timer = setInterval(() => {
+    for (const role of Object.keys(peak) as Role[])
+      peak[role] = Math.max(peak[role], rssMb(cluster.processes[role]?.child.pid))
+  }, 250)
+  return {
+    peak,
+    stop: () => clearInterval(timer),
+  }
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadPriceTable } from '../../services/api/requests/prices.ts'
+import { createRequestRepo } from '../../services/api/requests/repo.ts'
+import { createIntake } from '../../services/api/requests/service.ts'
+import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
+import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
+import { loadConfig } from '../../services/shared/config.ts'
+import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
+import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
+import { clickhouseEnv } from '../support/harness.ts'
+import { metric } from '../support/metrics.ts'
+import { tcpProxy } from '../support/tcp-proxy.ts'
+import { waitFor } from '../support/wait.ts'
+
+// The intake's look-up of earlier copies of caller-supplied ids reads ClickHouse on the write
+// path: a ClickHouse that hangs must cost it a short, bounded wait once, not every request.
+describe('the intake while ClickHouse hangs', () => {
+  const log = pino({ level: 'silent' })
+  let direct: ClickHouseHandle
+  let proxied: ClickHouseHandle
+  let proxy: Awaited<ReturnType<typeof tcpProxy>>
+  const published: RequestEvent[] = []
+  let intake: ReturnType<typeof createIntake>
+
+  beforeAll(async () => {
+    direct = await openMigratedClickHouse()
+    const url = new URL(clickhouseEnv().CLICKHOUSE_URL)
+    proxy = await tcpProxy({ host: url.hostname, port: Number(url.port) })
+    url.port = String(proxy.port)
+    const config = loadConfig({ ...clickhouseEnv(), CLICKHOUSE_URL: url.toString() })
+    proxied = await openClickHouse(config, log)
+    // The events go to a handler that collects them (and to ClickHouse directly): only the
+    // look-up goes through the proxy.
+    const publisher = createInProcessPublisher(await loadRequestEventCodec(), [
+      {
+        name: 'collect',
+        async handle(events) {
+          published.push(...events)
+          await insertEvents(direct, events)
+        },
+      },
+    ])
+    intake = createIntake({
+      repo: createRequestRepo(proxied.client, queryLimits(config)),
+      publisher,
+      prices: loadPriceTable(),
+      log,
+      lookupTimeoutMs: 300,
+      countEvents: async () => {},
+    })
+  })
+  afterAll(async () => {
+    proxy.resume()
+    await proxied?.close()
+    await direct?.close()
+    await proxy?.close()
+  })
+
+  const send = (org: string, id: string, createdAt: number) =>
+    intake(org, [{ request_id: id, model: 'gpt-4o', created_at: createdAt, status: 200, cached: false }])
+  const createdAtOf = (id: string) => published.findLast((e) => e.request_id === id)?.created_at.getTime()
+
+  it('answers within the look-up deadline, then skips the look-up for a while; once ClickHouse answers, re-sent ids keep their first time again', async () => {
+    const org = randomUUID()
+    const id = randomUUID()
+    const first = Date.parse('2026-11-01T10:00:00Z')
+    await send(org, id, first)
+    // Answering: a re-send with another time keeps the first one.
+    await waitFor(
+      async () => {
+        await send(org, id, first + 60_000)
+        return createdAtOf(id) === first
+      },
+      { what: 'the stored row seen by the look-up', timeoutMs: 10_000 },
+    )
+
+    proxy.pause()
+    const failedBefore = await metric('tally_intake_lookup_failures_total', '{outcome="failed"}')
+    const skippedBefore = await metric('tally_intake_lookup_failures_total', '{outcome="skipped"}')
+    let started = Date.now()
+    await send(org, randomUUID(), first)
+    const stalled = Date.now() - started
+    expect(stalled).toBeGreaterThanOrEqual(290)
+    expect(stalled).toBeLessThan(2_000)
+    expect(await metric('tally_intake_lookup_failures_total', '{outcome="failed"}')).toBe(failedBefore + 1)
+    started = Date.now()
+    for (let i = 0; i < 5; i++) await send(org, randomUUID(), first)
+    // No look-up at all now: well under one deadline for five intakes.
+    expect(Date.now() - started).toBeLessThan(300)
+    expect(await metric('tally_intake_lookup_failures_total', '{outcome="skipped"}')).toBe(skippedBefore + 5)
+
+    proxy.resume()
+    await waitFor(
+      async () => {
+        await send(org, id, first + 120_000)
+        return createdAtOf(id) === first
+      },
+      { what: 'look-ups again once ClickHouse answers', timeoutMs: 20_000, intervalMs: 500 },
+    )
+  }, 40_000)
+})
