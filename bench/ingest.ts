@@ -101,6 +101,7 @@ async function serve(role: Role) {
     api: role !== 'ingest',
     ingest: role !== 'api',
     dispatcher: false,
+    exporter: false,
   })
   const sql = started.engines.postgres?.sql
   const ch = started.engines.clickhouse?.client

@@ -44,7 +44,12 @@ const config = loadConfig({
 })
 const log = createLogger(config, 'bench-sessions')
 const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
-const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
+const started = await startTally(config, log, shutdown, {
+  api: true,
+  ingest: true,
+  dispatcher: true,
+  exporter: true,
+})
 const sql = started.engines.postgres?.sql
 const clickhouse = started.engines.clickhouse?.client
 if (!started.url || !sql || !clickhouse) throw new Error('tally did not start its API')

@@ -32,7 +32,12 @@ export async function startBenchTally(name: string, env: Record<string, string>)
   const log = createLogger(config, name)
   const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   try {
-    const started = await startTally(config, log, shutdown, { api: true, ingest: true, dispatcher: true })
+    const started = await startTally(config, log, shutdown, {
+      api: true,
+      ingest: true,
+      dispatcher: true,
+      exporter: true,
+    })
     const sql = started.engines.postgres?.sql
     if (!started.url || !sql) throw new Error('tally did not start its API')
     const { organization, secret } = await createApiKeyRepo(sql).createOrganization(name)

@@ -1,9 +1,9 @@
 /**
  * The dependency rule of docs/architecture.md, checked on the real import graph (`npm run lint`):
- * - services/api, services/ingest and services/dispatcher import only from services/shared and
- *   their own folder: never from each other, never from services/standalone;
+ * - services/api, services/ingest, services/dispatcher and services/exporter import only from
+ *   services/shared and their own folder: never from each other, never from services/standalone;
  * - services/shared imports from none of them;
- * - what the ingest and dispatcher processes load at run time reaches no HTTP framework.
+ * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework.
  * Imports are resolved to files, so no spelling of a path slips through. Exits 1 naming each
  * violation.
  */
@@ -15,11 +15,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['shared'],
   ingest: ['shared'],
   dispatcher: ['shared'],
+  exporter: ['shared'],
   shared: [],
 }
-/** Packages a consumer-only process must not load: they belong to the API. */
+/** Packages a process without the API must not load: they belong to the API. */
 const HTTP_ONLY = [/^fastify$/, /^fastify-/, /^@fastify\//]
-const CONSUMER_ENTRIES = ['services/ingest/main.ts', 'services/dispatcher/main.ts']
+const CONSUMER_ENTRIES = [
+  'services/ingest/main.ts',
+  'services/dispatcher/main.ts',
+  'services/exporter/main.ts',
+]
 
 interface Import {
   specifier: string

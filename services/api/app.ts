@@ -51,8 +51,6 @@ export interface AppDeps {
   publisher: EventPublisher
   rateLimiter: RateLimiter
   readiness: ReadinessCheck[]
-  /** Tells this process's export worker that an export is due; absent: the others poll for it. */
-  wakeExports?: () => void
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -199,12 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
     await api.register(
-      exportRoutes({
-        repo: createExportRepo(deps.sql),
-        blobs: deps.blobs,
-        config: deps.config,
-        wake: deps.wakeExports ?? (() => {}),
-      }),
+      exportRoutes({ repo: createExportRepo(deps.sql), blobs: deps.blobs, config: deps.config }),
     )
   })
   return app

@@ -4,9 +4,6 @@ import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
 import { buildApp } from './app.ts'
-import { createExportQueries } from './exports/query.ts'
-import { createExportRepo } from './exports/repo.ts'
-import { type ExportWorker, startExportWorker } from './exports/worker.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
 import { openSqlAccess } from './sql/engine-user.ts'
@@ -30,7 +27,6 @@ export const apiRole: ServingRole<ApiStarted> = {
     shutdown.add('rate limiter', () => rateLimiter.close())
     const clickhouse = needed(engines.clickhouse, 'clickhouse', 'api')
     const blobs = needed(engines.blobs, 'blobs', 'api')
-    let exportWorker: ExportWorker | undefined
     const app = await buildApp({
       config,
       log,
@@ -41,32 +37,9 @@ export const apiRole: ServingRole<ApiStarted> = {
       publisher,
       rateLimiter,
       readiness,
-      wakeExports: () => exportWorker?.wake(),
     })
     await app.listen({ port: config.PORT, host: config.HOST })
     shutdown.add('api', () => app.close())
-    if (config.TALLY_EXPORT_CONCURRENCY > 0) {
-      exportWorker = startExportWorker({
-        repo: createExportRepo(postgres.sql),
-        queries: createExportQueries(clickhouse.client, {
-          timeoutMs: config.TALLY_EXPORT_QUERY_TIMEOUT,
-          maxThreads: config.TALLY_QUERY_MAX_THREADS,
-        }),
-        blobs,
-        log: log.child({ component: 'exports' }),
-        concurrency: config.TALLY_EXPORT_CONCURRENCY,
-        partRows: config.TALLY_EXPORT_PART_ROWS,
-        stepTimeoutMs: config.TALLY_EXPORT_QUERY_TIMEOUT,
-        leaseMs: config.TALLY_EXPORT_LEASE,
-        pollMs: config.TALLY_EXPORT_POLL_INTERVAL,
-        settleMs: config.TALLY_EXPORT_SETTLE_DELAY,
-        maxPending: config.TALLY_EXPORT_MAX_PENDING,
-        retrySchedule: config.TALLY_EXPORT_RETRY_SCHEDULE,
-      })
-      // Stopped before the API closes (steps run in reverse): running exports are handed back.
-      const worker = exportWorker
-      shutdown.add('export worker', () => worker.stop())
-    }
     let door: AnalystDoor | undefined
     if (clickhouse.analyst) {
       door = await startAnalystDoor({

@@ -273,6 +273,10 @@ const configSchema = z.object({
   TALLY_EXPORT_POLL_INTERVAL: duration('5s', '10ms'),
   /** How long each ClickHouse query of an export (one file, a count) may run. */
   TALLY_EXPORT_QUERY_TIMEOUT: duration('10m', '1s'),
+  /** Export schedules one organization may hold (POST beyond: 409). */
+  TALLY_EXPORT_MAX_SCHEDULES: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Bytes of export files one organization may have written in the last hour; beyond, its next exports wait. */
+  TALLY_EXPORT_MAX_BYTES_PER_HOUR: count(GiB),
 })
 
 export type Config = z.infer<typeof configSchema>

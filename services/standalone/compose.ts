@@ -1,5 +1,6 @@
 import { type ApiStarted, apiRole } from '../api/role.ts'
 import { dispatcherRole } from '../dispatcher/role.ts'
+import { exporterRole } from '../exporter/role.ts'
 import { ingestRole } from '../ingest/role.ts'
 import type { Config } from '../shared/config.ts'
 import type { Engines } from '../shared/engines.ts'
@@ -9,20 +10,22 @@ import type { ProcessRoles } from '../shared/process/role.ts'
 import { startRoles } from '../shared/process/start.ts'
 import type { Shutdown } from '../shared/shutdown.ts'
 
-/** Which of Tally's three roles a process runs. */
+/** Which of Tally's roles a process runs. */
 export interface Roles {
   api: boolean
   ingest: boolean
   dispatcher: boolean
+  exporter: boolean
 }
 
-export const ALL_ROLES: Roles = { api: true, ingest: true, dispatcher: true }
+export const ALL_ROLES: Roles = { api: true, ingest: true, dispatcher: true, exporter: true }
 
 /** The role modules of a selection: the one place that knows every role. */
 export function selectRoles(roles: Roles): ProcessRoles<ApiStarted> {
   return {
     ...(roles.api ? { serving: apiRole } : {}),
     consumers: [...(roles.ingest ? [ingestRole] : []), ...(roles.dispatcher ? [dispatcherRole] : [])],
+    workers: roles.exporter ? [exporterRole] : [],
   }
 }
 

@@ -1,7 +1,7 @@
 import { runProcess } from '../shared/process/run.ts'
 import { ALL_ROLES, selectRoles } from './compose.ts'
 
-// `npm start`: api, ingest and dispatcher in one process, every engine embedded unless its
+// `npm start`: api, ingest, dispatcher and exporter in one process, every engine embedded unless its
 // environment variable points at a real one.
 const startedAt = Date.now()
 await runProcess('tally', selectRoles(ALL_ROLES), ({ served, engines }) => {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_FILTER_WILDCARDS, MAX_PATTERN_UNDERSCORES } from '../../services/api/filters/compile.ts'
+import { MAX_FILTER_WILDCARDS, MAX_PATTERN_UNDERSCORES } from '../../services/shared/filters/compile.ts'
 import { type Answer, apiAs, callApi } from '../support/api.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 

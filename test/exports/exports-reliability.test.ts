@@ -1,53 +1,34 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createExportQueries, type ExportQueries } from '../../services/api/exports/query.ts'
-import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
-import { CountMismatch, LeaseLost, runExport } from '../../services/api/exports/service.ts'
-import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
-import { createLogger } from '../../services/shared/logger.ts'
+import { createExportJobs, type ExportJobs } from '../../services/exporter/jobs.ts'
+import { createExportQueries, type ExportQueries } from '../../services/exporter/query.ts'
+import { CountMismatch, LeaseLost, runExport } from '../../services/exporter/run-export.ts'
 import { apiAs } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
 import { waitFor } from '../support/wait.ts'
-import { eventsInWindow, finished, insertRows, startExportTally, WINDOW } from './support.ts'
+import { eventsInWindow, exportWorkers, finished, insertRows, startExportTally, WINDOW } from './support.ts'
 
-// This Tally runs no export worker of its own (TALLY_EXPORT_CONCURRENCY=0): each test starts the
-// workers it is about, as further API processes would, over the same Postgres, ClickHouse and store.
+// This Tally runs no exporter of its own: each test starts the workers it is about, as exporter
+// processes would, over the same Postgres, ClickHouse and store.
 let tally: TestTally
-let repo: ExportRepo
+let jobs: ExportJobs
 let queries: ExportQueries
 beforeAll(async () => {
-  tally = await startExportTally({ env: { TALLY_EXPORT_CONCURRENCY: '0', TALLY_EXPORT_MAX_PENDING: '8' } })
-  repo = createExportRepo(tally.sql)
+  tally = await startExportTally({
+    roles: { api: true, ingest: true, dispatcher: true, exporter: false },
+    env: { TALLY_EXPORT_MAX_PENDING: '8' },
+  })
+  jobs = createExportJobs(tally.sql)
   queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
 })
 afterAll(() => tally?.close())
 
-const workers: { stop(): Promise<void> }[] = []
-function worker(overrides: Partial<ExportWorkerOptions> = {}) {
-  const w = startExportWorker({
-    repo,
-    queries,
-    blobs: tally.blobs,
-    log: createLogger(tally.config, 'export-worker'),
-    concurrency: 1,
-    partRows: 5,
-    stepTimeoutMs: 30_000,
-    leaseMs: 1_000,
-    pollMs: 25,
-    settleMs: 120_000,
-    maxPending: 20,
-    retrySchedule: [50, 3_000],
-    ...overrides,
-  })
-  workers.push(w)
-  return w
-}
+const workers = exportWorkers(() => tally)
+const worker = workers.start
 // Each test's workers stop with it: a later test's exports are run only by the workers it starts.
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()))
-})
+afterEach(() => workers.stopAll())
 
 async function queued(org: TestOrg, format = 'jsonl'): Promise<string> {
   const res = await apiAs(tally.app, org).post('/v1/exports', { ...WINDOW, format })
@@ -70,7 +51,7 @@ describe('failures are retried as data and kept', () => {
     await insertRows(tally, eventsInWindow(org.organizationId, 6))
     const unblock = blockStore(org)
     const id = await queued(org)
-    worker()
+    await worker()
     const api = apiAs(tally.app, org)
     // Attempt 1 fails, attempt 2 follows 50 ms later and fails: the next waits 3 s.
     const waiting = await waitFor(
@@ -94,7 +75,7 @@ describe('failures are retried as data and kept', () => {
     blockStore(org)
     const failedBefore = await metric('tally_exports_total', '{outcome="failed"}')
     const id = await queued(org, 'parquet')
-    worker({ retrySchedule: [50, 50] })
+    await worker({ retrySchedule: [50, 50] })
     const done = await finished(apiAs(tally.app, org), id)
     expect(done).toMatchObject({
       status: 'failed',
@@ -113,18 +94,24 @@ describe('leases', () => {
     await insertRows(tally, eventsInWindow(org.organizationId, 7))
     const id = await queued(org)
     // A process claims it and dies: its lease is never renewed.
-    const dead = await repo.claim(300)
+    const dead = await jobs.claim(300, 1024 ** 4)
     expect(dead?.id).toBe(id)
-    worker()
+    await worker()
     const done = await finished(apiAs(tally.app, org), id)
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2 })
     expect(done.manifest.files.map((f: { rows: number }) => f.rows)).toEqual([5, 2])
     if (!dead) throw new Error('unreachable')
-    expect(await repo.retry(dead, 'late', 0)).toBe(false)
-    expect(await repo.fail(dead, 'late')).toBe(false)
+    expect(await jobs.retry(dead, 'late', 0)).toBe(false)
+    expect(await jobs.fail(dead, 'late')).toBe(false)
     // Woken up late, the dead claim's run writes nothing: its lease is checked before every write.
-    const deps = { queries, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
-    const late = runExport(deps, dead, new AbortController().signal, () => repo.renew(dead, 1_000))
+    const deps = {
+      queries,
+      blobs: tally.blobs,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      countBytes: async () => {},
+    }
+    const late = runExport(deps, dead, new AbortController().signal, () => jobs.renew(dead, 1_000))
     await expect(late).rejects.toThrow(LeaseLost)
     expect((await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data.status).toBe('succeeded')
   })
@@ -135,9 +122,9 @@ describe('leases', () => {
     const succeededBefore = await metric('tally_exports_total', '{outcome="succeeded"}')
     const rowsBefore = await metric('tally_export_rows_total', '{format="csv"}')
     const ids = await Promise.all(Array.from({ length: 8 }, () => queued(org, 'csv')))
-    worker({ concurrency: 2 })
-    worker({ concurrency: 2 })
-    worker({ concurrency: 2 })
+    await worker({ concurrency: 2 })
+    await worker({ concurrency: 2 })
+    await worker({ concurrency: 2 })
     const api = apiAs(tally.app, org)
     for (const id of ids) {
       // A claim counts an attempt: one attempt each means no export was claimed twice.
@@ -163,14 +150,14 @@ describe('leases', () => {
           signal.addEventListener('abort', () => reject(signal.reason), { once: true })
         }),
     }
-    const w = worker({ queries: stuck })
+    const w = await worker({ queries: stuck })
     await running
     await w.stop()
     const got = (await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data
     expect(got).toMatchObject({ status: 'queued', attempts: 0, last_error: null })
     expect(new Date(got.next_attempt_at).getTime()).toBeLessThanOrEqual(Date.now())
     // The next worker runs it.
-    worker()
+    await worker()
     expect(await finished(apiAs(tally.app, org), id)).toMatchObject({ status: 'succeeded', attempts: 1 })
   })
 })
@@ -181,7 +168,7 @@ describe('exactness', () => {
     const rows = eventsInWindow(org.organizationId, 12)
     await insertRows(tally, rows)
     const id = await queued(org)
-    const job = await repo.claim(60_000)
+    const job = await jobs.claim(60_000, 1024 ** 4)
     expect(job?.id).toBe(id)
     if (!job) throw new Error('unreachable')
     // A late row lands before the last key of the first file once that file has been written.
@@ -196,7 +183,13 @@ describe('exactness', () => {
         return queries.nextPart(scope, after, limit, signal)
       },
     }
-    const deps = { queries: lateArrival, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
+    const deps = {
+      queries: lateArrival,
+      blobs: tally.blobs,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      countBytes: async () => {},
+    }
     const held = async () => true
     const attempt = runExport(deps, job, new AbortController().signal, held)
     await expect(attempt).rejects.toThrow(CountMismatch)
@@ -223,7 +216,7 @@ describe('bounds', () => {
       (await apiAs(tally.app, await tally.newOrg()).post('/v1/exports', { ...WINDOW, format: 'csv' })).status,
     ).toBe(201)
     // Finished exports do not count.
-    worker({ concurrency: 2 })
+    await worker({ concurrency: 2 })
     await waitFor(async () => (await api.get('/v1/exports?status=succeeded&limit=100')).data.length === 8, {
       what: 'the eight exports to finish',
     })
@@ -241,14 +234,14 @@ describe('bounds', () => {
       start: new Date(start).toISOString(),
     })
     expect(created.status).toBe(201)
-    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
-    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
+    expect(await jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
+    expect(await jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
     const windows = async () =>
       ((await api.get('/v1/exports?limit=100')).data as { from: string }[]).map((e) => e.from).sort()
     expect(await windows()).toEqual(
       Array.from({ length: 8 }, (_, i) => new Date(start + i * HOUR).toISOString()),
     )
-    worker()
+    await worker()
     await waitFor(async () => (await api.get('/v1/exports?status=succeeded&limit=100')).data.length >= 8, {
       what: 'the first eight windows to be exported',
     })

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto'
 import { parquetReadObjects } from 'hyparquet'
 import { expect } from 'vitest'
+import { createExportJobs } from '../../services/exporter/jobs.ts'
+import { createExportQueries } from '../../services/exporter/query.ts'
+import { type ExportWorkerOptions, startExportWorker } from '../../services/exporter/worker.ts'
 import { toRow } from '../../services/shared/clickhouse/request-table.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { createLogger } from '../../services/shared/logger.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import {
@@ -28,6 +32,41 @@ export async function startExportTally(options: TestTallyOptions = {}): Promise<
     async close() {
       await tally.close()
       await db.drop()
+    },
+  }
+}
+
+/**
+ * Export workers over a test Tally's engines, as exporter processes run them, each with small
+ * files, short leases and a quick poll unless told otherwise; `stopAll` (afterEach) stops them.
+ */
+export function exportWorkers(tally: () => TestTally) {
+  const started: { stop(): Promise<void> }[] = []
+  return {
+    async start(overrides: Partial<ExportWorkerOptions> = {}) {
+      const t = tally()
+      const worker = await startExportWorker({
+        sql: t.sql,
+        jobs: createExportJobs(t.sql),
+        queries: createExportQueries(t.clickhouse, { timeoutMs: 30_000, maxThreads: 1 }),
+        blobs: t.blobs,
+        log: createLogger(t.config, 'export-worker'),
+        concurrency: 1,
+        partRows: 5,
+        stepTimeoutMs: 30_000,
+        leaseMs: 1_000,
+        pollMs: 25,
+        settleMs: 120_000,
+        maxPending: 20,
+        maxBytesPerHour: 1024 ** 4,
+        retrySchedule: [50, 3_000],
+        ...overrides,
+      })
+      started.push(worker)
+      return worker
+    },
+    async stopAll() {
+      await Promise.all(started.splice(0).map((w) => w.stop()))
     },
   }
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
+import { AppError } from '../../services/shared/errors.ts'
 import {
   compileRequestFilter,
   compileSessionFilter,
@@ -7,9 +9,7 @@ import {
   MAX_FILTER_WILDCARDS,
   MAX_LEAVES,
   MAX_PATTERN_UNDERSCORES,
-} from '../../services/api/filters/compile.ts'
-import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
-import { AppError } from '../../services/shared/errors.ts'
+} from '../../services/shared/filters/compile.ts'
 import { insertEvents, matchingIds, openMigratedClickHouse } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
 

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
+import { AppError } from '../../services/shared/errors.ts'
 import {
   type CompiledFilter,
   compileRequestFilter,
   compileSessionFilter,
-} from '../../services/api/filters/compile.ts'
+} from '../../services/shared/filters/compile.ts'
 import {
   type FieldDef,
   OPERATORS,
   REQUEST_FIELDS,
   SESSION_FIELDS,
-} from '../../services/api/filters/fields.ts'
-import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
-import { AppError } from '../../services/shared/errors.ts'
+} from '../../services/shared/filters/fields.ts'
 import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
 

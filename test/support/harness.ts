@@ -107,7 +107,7 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
     config,
     log,
     shutdown,
-    options.roles ?? { api: true, ingest: true, dispatcher: true },
+    options.roles ?? { api: true, ingest: true, dispatcher: true, exporter: true },
   )
   const { app, url, publisher, engines: opened, analyst } = started
   if (!app || !url || !publisher || !opened.postgres || !opened.clickhouse || !opened.blobs) {

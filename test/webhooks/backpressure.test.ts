@@ -13,7 +13,7 @@ const MB = 1024 * 1024
 describe.skipIf(!engines().kafkaBrokers)('delivery worker back-pressure', () => {
   // Tally without its dispatcher (roles apart need Kafka): the worker under test is the only one
   // claiming.
-  const suite = webhookSuite({}, { api: true, ingest: false, dispatcher: false })
+  const suite = webhookSuite({}, { api: true, ingest: false, dispatcher: false, exporter: false })
 
   /**
    * `count` deliveries due before a worker (with `options`) starts, whose outcome writes Postgres

@@ -22,7 +22,7 @@ describe.skipIf(!engines().kafkaBrokers)('dispatcher as its own process on Kafka
     database = await ownDatabase()
     tally = await startTestTally({
       kafka: true,
-      roles: { api: true, ingest: true, dispatcher: false },
+      roles: { api: true, ingest: true, dispatcher: false, exporter: false },
       env: { DATABASE_URL: database.url },
     })
   })

@@ -1,6 +1,6 @@
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import { organizationExportsPrefix } from '../../shared/exports/contract.ts'
 import type { Logger } from '../../shared/logger.ts'
-import { organizationExportsPrefix } from '../exports/service.ts'
 import type { OrganizationRepo } from './repo.ts'
 
 export interface OrganizationServiceDeps {

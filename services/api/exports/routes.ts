@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import { type Config, durationText } from '../../shared/config.ts'
-import { AppError, badRequest, notFound } from '../../shared/errors.ts'
-import { compileRequestFilter } from '../filters/compile.ts'
+import { AppError, badRequest, conflict, notFound } from '../../shared/errors.ts'
+import { exportPrefix, manifestKey } from '../../shared/exports/contract.ts'
+import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import type { ExportRepo } from './repo.ts'
@@ -18,7 +19,6 @@ import {
   pageQuery,
   schedule,
 } from './schemas.ts'
-import { exportPrefix, manifestKey } from './service.ts'
 import { periodStart } from './windows.ts'
 
 /** How far back a schedule may start (a backfill). */
@@ -30,13 +30,12 @@ export function exportRoutes(deps: {
   repo: ExportRepo
   blobs: BlobStore
   config: Config
-  /** Tells this process's worker that an export is due (others find it when they poll). */
-  wake: () => void
 }): FastifyPluginAsyncZod {
   const { repo, blobs, config } = deps
   const settleMs = config.TALLY_EXPORT_SETTLE_DELAY
   const maxWindowMs = config.TALLY_EXPORT_MAX_WINDOW
   const maxPending = config.TALLY_EXPORT_MAX_PENDING
+  const maxSchedules = config.TALLY_EXPORT_MAX_SCHEDULES
 
   const withLinks = async (row: ExportRecord): Promise<z.output<typeof exportWithLinks>> => {
     if (row.status !== 'succeeded' || !row.manifest) return { ...row, download: null }
@@ -84,18 +83,15 @@ export function exportRoutes(deps: {
           )
         }
         compileRequestFilter(filter, { path: 'body.filter' })
-        // Counted, then created: two requests at once may pass together, so the bound is loose by
-        // the requests in flight, which the rate limit bounds.
-        if ((await repo.pending(organizationId)) >= maxPending) {
+        const queued = await repo.create({ organizationId, from, to, filter, format }, maxPending)
+        if ('pending' in queued) {
           throw new AppError(
             429,
             'too_many_exports',
             `at most ${maxPending} exports of an organization may be queued or running at once (TALLY_EXPORT_MAX_PENDING); wait for some to finish`,
           )
         }
-        const created = await repo.create({ organizationId, from, to, filter, format })
-        deps.wake()
-        return reply.code(201).send(ok(created))
+        return reply.code(201).send(ok(queued.created))
       },
     })
 
@@ -115,8 +111,9 @@ export function exportRoutes(deps: {
         tags: ['exports'],
         operationId: 'createExportSchedule',
         summary: 'Export every hour or day of requests as it ends, without gaps',
+        description: `An organization holds at most ${maxSchedules} schedules (409 beyond, TALLY_EXPORT_MAX_SCHEDULES).`,
         body: createScheduleBody,
-        response: { 201: envelope(schedule), ...errorResponses, ...bodyErrorResponses },
+        response: { 201: envelope(schedule), ...errorResponses, ...bodyErrorResponses, 409: errorEnvelope },
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -133,9 +130,16 @@ export function exportRoutes(deps: {
           throw badRequest('body.start: must be within the last 90 days')
         }
         compileRequestFilter(filter, { path: 'body.filter' })
-        const created = await repo.createSchedule({ organizationId, period, format, filter, start })
-        deps.wake()
-        return reply.code(201).send(ok(created))
+        const created = await repo.createSchedule(
+          { organizationId, period, format, filter, start },
+          maxSchedules,
+        )
+        if ('held' in created) {
+          throw conflict(
+            `This organization already holds ${created.held} export schedules, the most it may (TALLY_EXPORT_MAX_SCHEDULES); delete one first`,
+          )
+        }
+        return reply.code(201).send(ok(created.created))
       },
     })
 

@@ -1,12 +1,10 @@
 import { z } from 'zod'
-import type { FileFormat } from '../../shared/clickhouse/file-formats.ts'
-import { filterNode } from '../filters/schema.ts'
+import { format, manifest } from '../../shared/exports/contract.ts'
+import { filterNode } from '../../shared/filters/schema.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { pageParams } from '../http/paging.ts'
 
-export const FORMATS = ['parquet', 'csv', 'jsonl'] as const satisfies readonly FileFormat[]
-export type ExportFormat = (typeof FORMATS)[number]
 const PERIODS = ['hourly', 'daily'] as const
 export type Period = (typeof PERIODS)[number]
 const STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const
@@ -21,10 +19,6 @@ const instant = z
   .pipe(z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp with an offset' }))
   .transform((text) => new Date(text))
   .refine((date) => date.getTime() >= EPOCH, 'must not be before 1970-01-01T00:00:00Z')
-
-const format = z
-  .enum(FORMATS, `must be one of ${FORMATS.join(', ')}`)
-  .describe('parquet (ClickHouse Parquet), csv (CSV with a header line) or jsonl (one JSON object per line)')
 
 const filter = filterNode
   .default({})
@@ -59,34 +53,6 @@ export const listQuery = z.strictObject({
 
 export const pageQuery = z.strictObject(pageParams)
 
-const manifestFile = z.object({
-  name: z.string().describe('File name, e.g. part-00001.parquet'),
-  rows: z.number().int().describe('Rows in the file, counted from the file itself'),
-  bytes: z.number().int(),
-  sha256: z.string().describe('Hex SHA-256 of the file'),
-})
-
-/** The manifest stored beside the files as manifest.json, and returned by GET /v1/exports/{id}. */
-export const manifest = z
-  .object({
-    export_id: z.uuid(),
-    organization_id: z.uuid(),
-    window: z.object({ from: isoTimestamp, to: isoTimestamp }),
-    filter: filterNode,
-    format,
-    columns: z.array(z.string()).describe('Column names, in order: those of request_response_rmt'),
-    files: z.array(manifestFile),
-    total_rows: z.number().int().describe('Rows in all files'),
-    counted_rows: z
-      .number()
-      .int()
-      .describe("The window's rows counted after the files were written: always equal to total_rows"),
-    created_at: isoTimestamp,
-    finished_at: isoTimestamp,
-  })
-  .meta({ id: 'ExportManifest' })
-export type Manifest = z.output<typeof manifest>
-
 export const exportRecord = z
   .object({
     id: z.uuid(),
@@ -102,6 +68,12 @@ export const exportRecord = z
       .nullable()
       .describe('Why the last attempt failed; for a failed export, why it failed'),
     next_attempt_at: isoTimestamp.nullable().describe('When a queued export runs next'),
+    waiting_reason: z
+      .string()
+      .nullable()
+      .describe(
+        "Why a queued export is held back until next_attempt_at: its organization's bytes per hour (TALLY_EXPORT_MAX_BYTES_PER_HOUR); null otherwise",
+      ),
     created_at: isoTimestamp,
     started_at: isoTimestamp.nullable(),
     finished_at: isoTimestamp.nullable(),

@@ -38,8 +38,5 @@ export const queryErrorResponses = { ...errorResponses, 422: errorEnvelope } as 
 
 export const ok = <T>(data: T) => ({ data, error: null })
 
-/** A timestamp: a Date in handlers, an ISO 8601 string on the wire. */
-export const isoTimestamp = z.codec(z.iso.datetime({ offset: true }), z.date(), {
-  decode: (text) => new Date(text),
-  encode: (date) => date.toISOString(),
-})
+// Declared in shared: the export manifest, which the exporter writes, is a wire schema too.
+export { isoTimestamp } from '../../shared/timestamp.ts'

@@ -10,7 +10,7 @@ import {
   SORT_COLUMNS,
   type SortField,
 } from '../../shared/clickhouse/request-table.ts'
-import type { CompiledFilter } from '../filters/compile.ts'
+import type { CompiledFilter } from '../../shared/filters/compile.ts'
 
 const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()

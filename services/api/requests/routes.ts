@@ -6,9 +6,9 @@ import { SORT_COLUMNS, type SortField } from '../../shared/clickhouse/request-ta
 import type { Config } from '../../shared/config.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
 import type { EventPublisher } from '../../shared/events/transport.ts'
+import { compileRequestFilter } from '../../shared/filters/compile.ts'
+import { filterNode } from '../../shared/filters/schema.ts'
 import type { Logger } from '../../shared/logger.ts'
-import { compileRequestFilter } from '../filters/compile.ts'
-import { filterNode } from '../filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
 import {
   bodyErrorResponses,

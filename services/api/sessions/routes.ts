@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError, notFound } from '../../shared/errors.ts'
-import { filterNode as documentedFilter } from '../filters/schema.ts'
+import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
 import {
   bodyErrorResponses,

@@ -1,4 +1,4 @@
-import { compileSessionFilter } from '../filters/compile.ts'
+import { compileSessionFilter } from '../../shared/filters/compile.ts'
 
 export const SORT_FIELDS = [
   'created_at',
@@ -23,7 +23,7 @@ export interface SessionQuery {
 
 /**
  * Every session aggregate under the alias the filter compiler's session-level leaves name
- * (services/api/filters/fields.ts). total_tokens is prompt plus completion, as spec 2.5 says.
+ * (services/shared/filters/fields.ts). total_tokens is prompt plus completion, as spec 2.5 says.
  */
 const AGGREGATES: Record<string, string> = {
   session_created_at: 'min(request_created_at)',

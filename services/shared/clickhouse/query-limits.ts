@@ -228,7 +228,7 @@ export async function readRows(
   }
 }
 
-function bytesText(bytes: number): string {
+export function bytesText(bytes: number): string {
   for (const [unit, size] of [
     ['GiB', 1024 ** 3],
     ['MiB', 1024 ** 2],

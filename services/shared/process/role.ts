@@ -50,10 +50,22 @@ export interface ServingRole<Out> {
   start(ctx: ServingContext): Promise<Out & { url: string }>
 }
 
-/** The roles one process runs: at most one serving role, any consumer roles. */
+/**
+ * A role that takes its work from Postgres rather than the event topic: the exporter. It runs
+ * alone without Kafka, and registers its own stopping.
+ */
+export interface WorkerRole {
+  /** Names it in errors and logs. */
+  readonly name: string
+  readonly needs: EngineNeeds
+  start(ctx: RoleContext): Promise<void>
+}
+
+/** The roles one process runs: at most one serving role, any consumer and worker roles. */
 export interface ProcessRoles<Out> {
   serving?: ServingRole<Out>
   consumers: readonly ConsumerRole[]
+  workers?: readonly WorkerRole[]
 }
 
 /** Assert that the process opened an engine a role declared it needs. */

@@ -21,9 +21,10 @@ export interface Started<Out> {
 
 /**
  * The composition root of every Tally process: opens the engines its roles need, starts the
- * consumer roles, wires their handlers to Kafka (when KAFKA_BROKERS is set) or in-process, then
- * starts the serving role with the publisher. Shutdown steps are registered in start order, so
- * they run: serving role, publisher, consumers, engines.
+ * consumer roles and the worker roles, wires the consumers' handlers to Kafka (when
+ * KAFKA_BROKERS is set) or in-process, then starts the serving role with the publisher. Shutdown
+ * steps are registered in start order, so they run: serving role, publisher, workers, consumers,
+ * engines.
  */
 export async function startRoles<Out>(
   config: Config,
@@ -31,10 +32,12 @@ export async function startRoles<Out>(
   shutdown: Shutdown,
   roles: ProcessRoles<Out>,
 ): Promise<Started<Out>> {
-  const { serving, consumers } = roles
+  const { serving, consumers, workers = [] } = roles
   const inProcess = !config.KAFKA_BROKERS
   const groups = new Set(consumers.map((c) => c.group))
-  if (inProcess && !(serving && CONSUMER_GROUPS.every((g) => groups.has(g)))) {
+  // The event topic's roles; a process of worker roles alone (an exporter) needs no Kafka.
+  const usesEvents = serving !== undefined || consumers.length > 0
+  if (usesEvents && inProcess && !(serving && CONSUMER_GROUPS.every((g) => groups.has(g)))) {
     throw new ConfigError(
       'KAFKA_BROKERS is required when the api, ingest and dispatcher run as separate processes; `npm start` runs them together without Kafka',
     )
@@ -42,7 +45,7 @@ export async function startRoles<Out>(
   // With PORT=0 the API's address is known only once it listens; links made before then are not.
   let baseUrl = publicUrl(config)
   const needs: EngineNeeds = {}
-  for (const role of [...consumers, ...(serving ? [serving] : [])])
+  for (const role of [...consumers, ...workers, ...(serving ? [serving] : [])])
     for (const [engine, needed] of Object.entries(role.needs))
       if (needed) needs[engine as keyof EngineNeeds] = true
   const engines = await openEngines(config, log, shutdown, needs, () => baseUrl)
@@ -51,17 +54,18 @@ export async function startRoles<Out>(
 
   const handlers: { role: ConsumerRole; handler: EventHandler }[] = []
   for (const role of consumers) handlers.push({ role, handler: await role.start(context) })
+  for (const role of workers) await role.start(context)
 
   const codec = await loadRequestEventCodec()
   let publisher: EventPublisher | undefined
-  if (inProcess) {
+  if (usesEvents && inProcess) {
     const inProcessPublisher = createInProcessPublisher(
       codec,
       handlers.map((h) => h.handler),
     )
     shutdown.add('publisher', () => inProcessPublisher.close())
     publisher = inProcessPublisher
-  } else {
+  } else if (usesEvents) {
     const kafka = kafkaConnection(config, log.child({ component: 'kafka' }))
     await ensureTopics(kafka, config)
     readiness.push({

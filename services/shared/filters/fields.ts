@@ -2,7 +2,7 @@
  * The filter language's vocabulary: which tables and fields a filter may name, their types, and
  * the operators each type takes. docs/sessions.md renders the same lists for callers.
  */
-import { FILTER_FIELDS, type FilterType } from '../../shared/clickhouse/request-table.ts'
+import { FILTER_FIELDS, type FilterType } from '../clickhouse/request-table.ts'
 
 export interface FieldDef {
   /** A column of request_response_rmt, or an aggregate alias of the session query. */

@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parquetMetadataAsync } from 'hyparquet'
-import type { ExportFormat } from './schemas.ts'
+import type { ExportFormat } from '../shared/exports/contract.ts'
 
 /** A file written to local disk on its way to the object store. */
 export interface WrittenFile {

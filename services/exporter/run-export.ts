@@ -2,23 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
-import type { BlobStore } from '../../shared/blobs/blob-store.ts'
-import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
-import { compileRequestFilter } from '../filters/compile.ts'
+import type { BlobStore } from '../shared/blobs/blob-store.ts'
+import { FILE_FORMATS } from '../shared/clickhouse/file-formats.ts'
+import { exportPrefix, type Manifest, manifest, manifestKey } from '../shared/exports/contract.ts'
+import { compileRequestFilter } from '../shared/filters/compile.ts'
 import { writePart } from './files.ts'
+import type { ClaimedExport } from './jobs.ts'
 import { type Cursor, EXPORT_COLUMNS, type ExportQueries, type ExportScope } from './query.ts'
-import type { ClaimedExport } from './repo.ts'
-import { type Manifest, manifest } from './schemas.ts'
-
-/** Every export file of an organization is under this prefix (deleted with the organization). */
-export const organizationExportsPrefix = (organizationId: string) => `exports/${organizationId}/`
-
-/** Where an export's files live: under its organization's prefix. */
-export const exportPrefix = (organizationId: string, exportId: string) =>
-  `${organizationExportsPrefix(organizationId)}${exportId}`
-
-export const manifestKey = (organizationId: string, exportId: string) =>
-  `${exportPrefix(organizationId, exportId)}/manifest.json`
 
 /** The window's rows changed while it was written: the attempt proves nothing and is retried. */
 export class CountMismatch extends Error {}
@@ -38,7 +28,14 @@ export class LeaseLost extends Error {}
  * was read; the final count equal to the rows written therefore says that no range gained any.
  */
 export async function runExport(
-  deps: { queries: ExportQueries; blobs: BlobStore; partRows: number; stepTimeoutMs: number },
+  deps: {
+    queries: ExportQueries
+    blobs: BlobStore
+    partRows: number
+    stepTimeoutMs: number
+    /** Counts a stored file's bytes against the organization's bytes per hour. */
+    countBytes: (bytes: number) => Promise<void>
+  },
   job: ClaimedExport,
   signal: AbortSignal,
   /** Renews the lease; false when another worker has the job now. Asked before every write. */
@@ -77,6 +74,7 @@ export async function runExport(
         AbortSignal.any([signal, AbortSignal.timeout(deps.stepTimeoutMs)]),
       )
       await rm(path, { force: true })
+      await deps.countBytes(written.bytes)
       files.push({ name, ...written })
       after = part.last
     }

@@ -1,5 +1,5 @@
-import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
-import { badRequest } from '../../shared/errors.ts'
+import { REQUEST_TABLE } from '../clickhouse/request-table.ts'
+import { badRequest } from '../errors.ts'
 import {
   type FieldDef,
   OPERATORS,

@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
-import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
-import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
-import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
-import type { CompiledFilter } from '../filters/compile.ts'
-import type { ExportFormat } from './schemas.ts'
+import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
+import { FILE_FORMATS } from '../shared/clickhouse/file-formats.ts'
+import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../shared/clickhouse/request-table.ts'
+import type { ExportFormat } from '../shared/exports/contract.ts'
+import type { CompiledFilter } from '../shared/filters/compile.ts'
 
 /**
  * What an export holds: every column of request_response_rmt but the row version (ingested_at),

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import type { FilterType } from '../../shared/clickhouse/request-table.ts'
-import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
+import type { FilterType } from '../clickhouse/request-table.ts'
+import { REQUEST_TABLE } from '../clickhouse/request-table.ts'
 import {
   type FieldDef,
   OPERATORS,
