@@ -20,9 +20,9 @@ import { createScratchDatabase } from '../support/scratch-database.ts'
 import { waitFor } from '../support/wait.ts'
 
 /**
- * A Tally on a database of this test file's own. Every API process's export worker claims due
- * exports from the whole table, as it must in production; other suites' Tallys on the shared test
- * database write to other object stores, so they must not see our exports.
+ * A Tally on a database of this test file's own. Every exporter claims due exports from the whole
+ * table, as it must in production; other suites' Tallys on the shared test database write to
+ * other object stores, so their exporters must not see our exports.
  */
 export async function startExportTally(options: TestTallyOptions = {}): Promise<TestTally> {
   const db = await createScratchDatabase(engines().postgresUrl, 'tally_exports')
