@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Fragment } from 'postgres'
 import { z } from 'zod'
 import {
   EXPORTS_CHANNEL,
@@ -58,9 +57,21 @@ export function createExportJobs(sql: Sql) {
   // process holding it died).
   const due = sql`((e.status = 'queued' and e.next_attempt_at <= now())
     or (e.status = 'running' and e.lease_expires_at < now()))`
-  const bytesOfLastHour = (organizationId: Fragment) => sql`
-    (select coalesce(sum(b.bytes), 0) from export_bytes b
-     where b.organization_id = ${organizationId} and b.written_at > now() - interval '1 hour')`
+  // The organizations with a due job and the due time of their oldest, each half through its own
+  // partial index (the OR above would read the whole table).
+  const dueOrganizations = sql`
+    (select d.organization_id, min(d.next_attempt_at) as first_due
+     from (select e.organization_id, e.next_attempt_at from exports e
+           where e.status = 'queued' and e.next_attempt_at <= now()
+           union all
+           select e.organization_id, e.next_attempt_at from exports e
+           where e.status = 'running' and e.lease_expires_at < now()) d
+     group by d.organization_id)`
+  // The organizations whose files of the last hour hold at least `max` bytes, and how many.
+  const pastLimit = (max: number) => sql`
+    (select b.organization_id, sum(b.bytes) as bytes from export_bytes b
+     where b.written_at > now() - interval '1 hour'
+     group by b.organization_id having sum(b.bytes) >= ${max})`
 
   return {
     /**
@@ -75,14 +86,15 @@ export function createExportJobs(sql: Sql) {
       const rows = await sql`
         with ready as (
           select o.organization_id, o.first_due, t.last_started_at
-          from (select e.organization_id, min(e.next_attempt_at) as first_due
-                from exports e where ${due} group by e.organization_id) o
+          from ${dueOrganizations} o
           left join export_turns t on t.organization_id = o.organization_id
-          where ${bytesOfLastHour(sql`o.organization_id`)} < ${maxBytesPerHour}
+          where o.organization_id not in (select p.organization_id from ${pastLimit(maxBytesPerHour)} p)
         ),
         picked as (
           select j.id, r.organization_id
-          from ready r
+          -- Ordered before the join, so that only the first organization with a job free to lock
+          -- is locked (ordered after it, every organization's oldest job would be).
+          from (select * from ready order by last_started_at nulls first, first_due, organization_id) r
           cross join lateral (
             select e.id from exports e
             where e.organization_id = r.organization_id and ${due}
@@ -118,36 +130,39 @@ export function createExportJobs(sql: Sql) {
     },
 
     /**
-     * Organizations with queued jobs due now whose export files of the last hour hold at least
-     * `maxBytesPerHour`, with the moment enough of those files are an hour old to bring them
-     * under it.
+     * Organizations with jobs due now (queued, or running under an expired lease) whose export
+     * files of the last hour hold at least `maxBytesPerHour`, with the moment enough of those
+     * files are an hour old to bring them under it.
      */
     async overLimit(maxBytesPerHour: number): Promise<OverLimit[]> {
       const rows = await sql`
-        select o.organization_id, o.bytes, (
+        select p.organization_id, p.bytes, (
           select min(x.written_at) + interval '1 hour' from (
             select b.written_at,
               coalesce(sum(b.bytes) over (order by b.written_at desc
                 rows between unbounded preceding and 1 preceding), 0) as newer
             from export_bytes b
-            where b.organization_id = o.organization_id and b.written_at > now() - interval '1 hour'
+            where b.organization_id = p.organization_id and b.written_at > now() - interval '1 hour'
           ) x where x.newer < ${maxBytesPerHour}) as until
-        from (select w.organization_id, ${bytesOfLastHour(sql`w.organization_id`)} as bytes
-              from (select distinct e.organization_id from exports e
-                    where e.status = 'queued' and e.next_attempt_at <= now()) w) o
-        where o.bytes >= ${maxBytesPerHour}`
+        from ${pastLimit(maxBytesPerHour)} p
+        where exists (select 1 from exports e where e.organization_id = p.organization_id and ${due})`
       return overLimit
         .parse(rows)
         .map((r) => ({ organizationId: r.organization_id, bytes: r.bytes, until: r.until }))
     },
 
-    /** Holds the organization's due queued jobs back until `until`, with the reason shown. */
+    /**
+     * Holds the organization's due jobs back until `until`, with the reason shown: queued ones,
+     * and running ones whose lease expired (their process died; the attempt counts), which
+     * become queued again. No due job is left for the exporters to find and pass over.
+     */
     async holdBack(organizationId: string, until: Date, reason: string): Promise<number> {
       const rows = await sql`
-        update exports set next_attempt_at = ${until}, waiting_reason = ${clean(reason)}
+        update exports set status = 'queued', lease_token = null, lease_expires_at = null,
+          next_attempt_at = ${until}, waiting_reason = ${clean(reason)}
         where id in (
           select e.id from exports e
-          where e.organization_id = ${organizationId} and e.status = 'queued' and e.next_attempt_at <= now()
+          where e.organization_id = ${organizationId} and ${due}
           for update skip locked)
         returning id`
       return rows.length
@@ -231,8 +246,9 @@ export function createExportJobs(sql: Sql) {
      *
      * Windows follow each other without gaps, and a window already given an export (another
      * process got there first) is not given a second. The organizations are locked first, as
-     * `POST /v1/exports` locks its organization, so their count of pending exports is exact.
-     * Tells every exporter when it created any. Returns how many exports it created.
+     * `POST /v1/exports` locks its organization, so their count of pending exports is exact; one
+     * locked elsewhere just now is passed over until the next call, holding up no other. Tells
+     * every exporter when it created any. Returns how many exports it created.
      */
     async enqueueScheduled(settleMs: number, maxWindows: number, maxPending: number): Promise<number> {
       const horizon = sql`now() - make_interval(secs => ${settleMs / 1000})`
@@ -240,10 +256,13 @@ export function createExportJobs(sql: Sql) {
       return transaction(sql, async (tx) => {
         const orgs = await tx`
           select o.id from organizations o
-          where o.id in (select s.organization_id from export_schedules s where s.next_window_start + ${step} <= ${horizon})
+          where o.id in (
+            select s.organization_id from export_schedules s
+            -- the first condition reads export_schedules_due: no period is shorter than an hour
+            where s.next_window_start <= ${horizon} - interval '1 hour' and s.next_window_start + ${step} <= ${horizon})
           order by o.id
           limit 50
-          for update of o`
+          for update of o skip locked`
         if (orgs.length === 0) return 0
         const [row] = await tx<{ created: number }[]>`
           with due as (

@@ -102,6 +102,28 @@ describe('bytes per hour', () => {
     await tally.sql`update exports set next_attempt_at = now() where id = ${second}`
     expect(await finished(api, second)).toMatchObject({ status: 'succeeded', attempts: 1 })
   })
+
+  it("holds back a dead exporter's export of an organization past its limit rather than pass it over", async () => {
+    const org = await tally.newOrg()
+    const id = await queued(org)
+    // A process claims it and dies at once; the organization's files already reach the limit.
+    const dead = await jobs.claim(1, 1024 ** 4)
+    expect(dead?.id).toBe(id)
+    await jobs.recordBytes(org.organizationId, 10)
+    await worker({ maxBytesPerHour: 10 })
+    const api = apiAs(tally.app, org)
+    const held = await waitFor(
+      async () => {
+        const got = (await api.get(`/v1/exports/${id}`)).data
+        return got.waiting_reason ? got : null
+      },
+      { what: "the dead exporter's export to be held back" },
+    )
+    expect(held).toMatchObject({ status: 'queued', attempts: 1 })
+    expect(Date.parse(held.next_attempt_at)).toBeGreaterThan(Date.now())
+    if (!dead) throw new Error('unreachable')
+    expect(await jobs.renew(dead, 1_000)).toBe(false)
+  })
 })
 
 describe('an organization cannot flood the queue', () => {
