@@ -75,4 +75,25 @@ describe('distributed entries', () => {
     },
     120_000,
   )
+
+  it('services/exporter/main.ts starts without Kafka, never loads the HTTP framework, and stops cleanly', async () => {
+    const dir = freshDataDir()
+    const moduleLog = join(dir, 'modules.log')
+    const p = spawnTally('services/exporter/main.ts', {
+      DATABASE_URL: e.postgresUrl,
+      CLICKHOUSE_URL: e.clickhouseUrl,
+      CLICKHOUSE_DATABASE: `test_${process.pid}`,
+      TALLY_DATA_DIR: dir,
+      NODE_OPTIONS: `--import ${RECORD_MODULES}`,
+      TALLY_TEST_MODULE_LOG: moduleLog,
+    })
+    await ready(p)
+    expect(p.output()).toContain('"msg":"exporter_started"')
+    expect(await stopTally(p)).toBe(0)
+    expect(p.output()).toContain('"msg":"shutdown_finished"')
+    expect(p.output()).not.toMatch(/"level":(50|60)/)
+    const loaded = readFileSync(moduleLog, 'utf8')
+    expect(loaded).toMatch(/services\/exporter\/worker\.ts/)
+    expect(loaded).not.toMatch(/\/node_modules\/(fastify|@fastify\/[^/]+|fastify-[^/]+)\//)
+  }, 60_000)
 })
