@@ -77,8 +77,8 @@ export function createExportJobs(sql: Sql) {
     /**
      * Takes one due job, organizations in turns: among the organizations with a due job and
      * under `maxBytesPerHour`, the one whose last job started longest ago (never: first; ties:
-     * the oldest due job first), then that organization's oldest due job. One organization's
-     * thousand jobs so delay another's single job by at most one job per free slot. Two
+     * the oldest due job first), then that organization's oldest due job. One organization's many
+     * queued jobs so delay another's single job by at most one job per free slot. Two
      * exporters never take the same row (SKIP LOCKED, then a fresh token).
      */
     async claim(leaseMs: number, maxBytesPerHour: number): Promise<ClaimedExport | null> {

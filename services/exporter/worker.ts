@@ -80,6 +80,8 @@ function reasonOf(err: unknown): string {
 
 /** The shortest wait between two passes that found nothing to run, so a stuck row cannot spin the loop. */
 const MIN_WAIT_MS = 100
+/** The wait after a pass failed (Postgres unavailable), when the poll is longer. */
+const ERROR_WAIT_MS = 5_000
 /** Rows of export_bytes older than an hour are deleted at most this often. */
 const FORGET_EVERY_MS = 60_000
 
@@ -251,11 +253,13 @@ export async function startExportWorker(options: ExportWorkerOptions) {
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       woken = false
-      let waitMs = pollMs
+      let waitMs: number
       try {
         waitMs = await pass()
       } catch (err) {
         log.error({ err }, 'export_worker_step_failed')
+        // Postgres or a statement failed: look again soon, not after a long poll.
+        waitMs = Math.min(pollMs, ERROR_WAIT_MS)
       }
       passes.inc()
       await sleep(waitMs)
