@@ -254,13 +254,19 @@ export function createExportJobs(sql: Sql) {
       const horizon = sql`now() - make_interval(secs => ${settleMs / 1000})`
       const step = sql`case s.period when 'hourly' then interval '1 hour' else interval '24 hours' end`
       return transaction(sql, async (tx) => {
+        // Organizations with room for another export only: fifty whose queues are full must not
+        // take every turn from the rest. The oldest window first.
         const orgs = await tx`
           select o.id from organizations o
-          where o.id in (
-            select s.organization_id from export_schedules s
+          join (
+            select s.organization_id, min(s.next_window_start) as oldest from export_schedules s
             -- the first condition reads export_schedules_due: no period is shorter than an hour
-            where s.next_window_start <= ${horizon} - interval '1 hour' and s.next_window_start + ${step} <= ${horizon})
-          order by o.id
+            where s.next_window_start <= ${horizon} - interval '1 hour' and s.next_window_start + ${step} <= ${horizon}
+            group by s.organization_id
+          ) d on d.organization_id = o.id
+          where (select count(*) from exports e
+                 where e.organization_id = o.id and e.status in ('queued', 'running')) < ${maxPending}
+          order by d.oldest, o.id
           limit 50
           for update of o skip locked`
         if (orgs.length === 0) return 0

@@ -160,6 +160,31 @@ describe('an organization cannot flood the queue', () => {
     expect(pending.filter((e) => e.schedule_id !== null)).toHaveLength(8)
   })
 
+  it("queues a schedule's windows though many organizations with due schedules have full queues", async () => {
+    // Sixty organizations, first by id, with a backfilling schedule and as many exports running
+    // as they may have.
+    const start = new Date(Math.floor(Date.now() / HOUR) * HOUR - 48 * HOUR)
+    await tally.sql`
+      with full_orgs as (
+        insert into organizations (id, name)
+        select ('00000000-0000-4000-8000-' || lpad(g::text, 12, '0'))::uuid, 'full-' || g
+        from generate_series(1, 60) g returning id),
+      scheduled as (
+        insert into export_schedules (organization_id, period, format, filter, next_window_start)
+        select id, 'hourly', 'csv', '{}', ${start} from full_orgs)
+      insert into exports (organization_id, window_from, window_to, filter, format, status, lease_token,
+                           lease_expires_at, attempts)
+      select id, '2026-10-01', '2026-10-02', '{}', 'csv', 'running', gen_random_uuid(), now() + interval '1 day', 1
+      from full_orgs, generate_series(1, 10)`
+    const org = await tally.newOrg()
+    const api = apiAs(tally.app, org)
+    expect(
+      (await api.post('/v1/exports/schedules', { period: 'hourly', format: 'jsonl', start })).status,
+    ).toBe(201)
+    expect(await jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(10)
+    expect((await api.get('/v1/exports?limit=100')).data).toHaveLength(10)
+  })
+
   it('refuses schedules past the limit, together from several keys too, and takes one after a delete', async () => {
     const org = await tally.newOrg()
     const keys = [org, await newKey(org), await newKey(org)]
