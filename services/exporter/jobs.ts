@@ -43,6 +43,9 @@ const claimed = z
   .array()
 const overLimit = z.object({ organization_id: z.string(), bytes: z.coerce.number(), until: z.date() }).array()
 
+/** The advisory lock export claims take turns under (beside the migrator's 7461679 and bootstrap's 7461680). */
+const CLAIM_LOCK = 7_461_681
+
 // Postgres text cannot hold NUL; an error message may quote anything.
 const clean = (text: string) => text.replaceAll('\u0000', '').slice(0, 2_000)
 
@@ -80,10 +83,17 @@ export function createExportJobs(sql: Sql) {
      * the oldest due job first), then that organization's oldest due job. One organization's many
      * queued jobs so delay another's single job by at most one job per free slot. Two
      * exporters never take the same row (SKIP LOCKED, then a fresh token).
+     *
+     * Claims take turns across exporters (a transaction-scoped advisory lock, held for the one
+     * statement): a claim reads the turns as the claim before it left them. Without it, exporters
+     * claiming at the same moment would all read the same oldest turn and give that organization
+     * one job each.
      */
     async claim(leaseMs: number, maxBytesPerHour: number): Promise<ClaimedExport | null> {
       const leaseToken = randomUUID()
-      const rows = await sql`
+      const rows = await transaction(sql, async (tx) => {
+        await tx`select pg_advisory_xact_lock(${CLAIM_LOCK})`
+        return tx`
         with ready as (
           select o.organization_id, o.first_due, t.last_started_at
           from ${dueOrganizations} o
@@ -115,6 +125,7 @@ export function createExportJobs(sql: Sql) {
           attempts = e.attempts + 1, started_at = coalesce(e.started_at, now()), waiting_reason = null
         from picked where e.id = picked.id
         returning e.id, e.organization_id, e.window_from, e.window_to, e.filter, e.format, e.attempts`
+      })
       const [row] = claimed.parse(rows)
       if (!row) return null
       return {

@@ -51,6 +51,16 @@ describe('organizations take turns', () => {
     const order = [...busyDone].sort((a, b) => Date.parse(a.finished_at) - Date.parse(b.finished_at))
     expect(order.map((e) => e.id)).toEqual(busyIds)
   })
+  it('gives exporters claiming at the same moment one organization each', async () => {
+    const orgs = await Promise.all(Array.from({ length: 6 }, () => tally.newOrg()))
+    for (const org of orgs) for (let i = 0; i < 3; i++) await queued(org)
+    const claims = await Promise.all(orgs.map(() => jobs.claim(60_000, 1024 ** 4)))
+    const claimedOrgs = claims.map((job) => job?.organizationId)
+    expect(new Set(claimedOrgs).size).toBe(orgs.length)
+    expect(claimedOrgs.sort()).toEqual(orgs.map((o) => o.organizationId).sort())
+    // Handed back, so that no later test's worker meets them.
+    for (const job of claims) if (job) await jobs.fail(job, 'claimed by the test')
+  })
 })
 
 describe('bytes per hour', () => {
