@@ -58,6 +58,10 @@ export async function startRoles<Out>(
     const inProcessPublisher = createInProcessPublisher(
       codec,
       handlers.map((h) => h.handler),
+      {
+        maxBytes: config.TALLY_PUBLISH_QUEUE_MAX_BYTES,
+        maxBytesPerOrg: config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG,
+      },
     )
     shutdown.add('publisher', () => inProcessPublisher.close())
     publisher = inProcessPublisher
