@@ -3,13 +3,11 @@ import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { SQL_CEILINGS } from './clickhouse-server/config.ts'
 
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+// Values reach the schema trimmed, and an empty one not at all (readVariables): unset.
+const optionalString = z.string().optional()
 
 const bool = z
-  .enum(['true', 'false', '1', '0', ''])
+  .enum(['true', 'false', '1', '0'])
   .optional()
   .transform((v) => v === 'true' || v === '1')
 
@@ -279,9 +277,26 @@ export type Config = z.infer<typeof configSchema>
 
 export class ConfigError extends Error {}
 
+/** Every variable the configuration reads. */
+export const CONFIG_VARIABLES = Object.keys(configSchema.shape) as (keyof Config)[]
+
+/**
+ * The variables as the schema reads them: without the whitespace around their values, and
+ * without those left empty. `TALLY_DATA_DIR=` in a compose file or a `.env` means "unset", for
+ * every variable alike, never an empty path or an empty list.
+ */
+function readVariables(env: NodeJS.ProcessEnv): Record<string, string> {
+  const set: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    const text = value?.trim()
+    if (text) set[name] = text
+  }
+  return set
+}
+
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env)
+  const result = configSchema.safeParse(readVariables(env))
   if (result.success) {
     const config = result.data
     if (config.S3_ENDPOINT && !config.S3_BUCKET) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { durationText, loadConfig, parseDuration } from '../../services/shared/config.ts'
+import { CONFIG_VARIABLES, durationText, loadConfig, parseDuration } from '../../services/shared/config.ts'
 
 describe('configuration', () => {
   it('has defaults for everything, so a bare environment starts embedded', () => {
@@ -15,8 +15,28 @@ describe('configuration', () => {
     expect(config.TALLY_WEBHOOK_RETRY_SCHEDULE.at(-1)).toBe(86_400_000)
   })
 
-  it('treats empty variables as unset', () => {
-    expect(loadConfig({ DATABASE_URL: '', KAFKA_BROKERS: '  ' }).DATABASE_URL).toBeUndefined()
+  it('reads every variable left empty, or only whitespace, as unset', () => {
+    const defaults = loadConfig({})
+    for (const name of CONFIG_VARIABLES) {
+      for (const blank of ['', '  ', '\t\n']) {
+        expect({ name, blank, config: loadConfig({ [name]: blank }) }).toEqual({
+          name,
+          blank,
+          config: defaults,
+        })
+      }
+    }
+    // As a compose file or a .env with `TALLY_DATA_DIR=` gives it: the default, never the working directory.
+    expect(loadConfig({ TALLY_DATA_DIR: '' }).TALLY_DATA_DIR).toBe('./.tally')
+  })
+
+  it('reads values without the whitespace around them', () => {
+    const config = loadConfig({
+      TALLY_DATA_DIR: ' /var/lib/tally\n',
+      PORT: ' 9000 ',
+      TALLY_LOG_LEVEL: 'warn ',
+    })
+    expect(config).toMatchObject({ TALLY_DATA_DIR: '/var/lib/tally', PORT: 9000, TALLY_LOG_LEVEL: 'warn' })
   })
 
   it('names every bad variable and its rule', () => {
