@@ -100,6 +100,8 @@ const configSchema = z.object({
   }),
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
+  /** How long a new Postgres connection may take, from connecting to the server ready for queries. */
+  TALLY_POSTGRES_CONNECT_TIMEOUT: duration('10s', '100ms'),
   CLICKHOUSE_URL: optionalString,
   /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),

@@ -20,12 +20,15 @@ export interface PostgresHandle {
 }
 
 export async function openPostgres(config: Config, log: Logger): Promise<PostgresHandle> {
+  const connectTimeoutMs = config.TALLY_POSTGRES_CONNECT_TIMEOUT
   if (config.DATABASE_URL) {
-    const sql = connect(config.DATABASE_URL)
+    const describe = redactUrl(config.DATABASE_URL)
+    const sql = connect(config.DATABASE_URL, connectTimeoutMs)
+    await firstConnection(sql, describe, connectTimeoutMs)
     return {
       sql,
       url: config.DATABASE_URL,
-      describe: redactUrl(config.DATABASE_URL),
+      describe,
       close: () => sql.end({ timeout: 5 }),
     }
   }
@@ -36,7 +39,7 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
   // Loaded only in embedded mode: it brings koffi (for flock) and the Postgres binaries.
   const { openEmbeddedPostgres } = await import('./embedded-postgres/server.ts')
   const embedded = await openEmbeddedPostgres({ dir, log })
-  const sql = connect(embedded.url)
+  const sql = connect(embedded.url, connectTimeoutMs)
   return {
     sql,
     url: embedded.url,
@@ -49,10 +52,12 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
   }
 }
 
-function connect(url: string): Sql {
+function connect(url: string, connectTimeoutMs: number): Sql {
   return timedSql(
     postgres(url, {
       max: 10,
+      // In seconds; its default, 30 s, left a start against an address that drops packets silent.
+      connect_timeout: connectTimeoutMs / 1000,
       onnotice: () => {},
       // count(*) and other int8 values come back as JS numbers; none of ours exceed 2^53.
       types: {
@@ -61,6 +66,23 @@ function connect(url: string): Sql {
       transform: { undefined: null },
     }),
   )
+}
+
+/**
+ * Waits for the pool's first connection, so that a start against a Postgres that does not answer
+ * fails naming it, where it is and how long it waited, rather than as a migration's CONNECT_TIMEOUT.
+ */
+async function firstConnection(sql: Sql, describe: string, timeoutMs: number): Promise<void> {
+  try {
+    await sql`select 1`
+  } catch (err) {
+    await sql.end({ timeout: 0 })
+    if ((err as { code?: unknown }).code !== 'CONNECT_TIMEOUT') throw err
+    throw new Error(
+      `no connection to Postgres at ${describe} within ${timeoutMs} ms (TALLY_POSTGRES_CONNECT_TIMEOUT)`,
+      { cause: err },
+    )
+  }
 }
 
 function redactUrl(url: string): string {
