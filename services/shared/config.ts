@@ -143,6 +143,10 @@ const configSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
+  /** How long connecting to S3 may take. */
+  TALLY_S3_CONNECT_TIMEOUT: duration('5s', '100ms'),
+  /** How long one S3 operation may take, retries and the answer's body included (a multipart upload: each part). */
+  TALLY_S3_REQUEST_TIMEOUT: duration('30s', '100ms'),
   REDIS_URL: optionalString,
   /** Browser origins allowed to call the API (CORS), comma-separated; none by default. */
   TALLY_CORS_ORIGINS: z
