@@ -339,6 +339,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
 }
 
-export function publicUrl(config: Config): string {
-  return config.TALLY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`
+/**
+ * Where callers reach the API: TALLY_PUBLIC_URL, else the address it listens on. `port` is the
+ * one it listens on, which with PORT=0 is known only once it does.
+ */
+export function publicUrl(
+  config: Pick<Config, 'TALLY_PUBLIC_URL' | 'HOST' | 'PORT'>,
+  port = config.PORT,
+): string {
+  return config.TALLY_PUBLIC_URL ?? listeningUrl(config.HOST, port)
+}
+
+/** `http://host:port`, an IPv6 host in brackets. */
+export function listeningUrl(host: string, port: number): string {
+  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`
 }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { CONFIG_VARIABLES, durationText, loadConfig, parseDuration } from '../../services/shared/config.ts'
+import {
+  CONFIG_VARIABLES,
+  durationText,
+  loadConfig,
+  parseDuration,
+  publicUrl,
+} from '../../services/shared/config.ts'
 
 describe('configuration', () => {
   it('has defaults for everything, so a bare environment starts embedded', () => {
@@ -108,6 +114,16 @@ describe('configuration', () => {
     ])
     expect(() => loadConfig({ TALLY_TRUST_PROXY: 'true' })).toThrowError(
       /TALLY_TRUST_PROXY: "true" is not an address, a CIDR range/,
+    )
+  })
+
+  it('names the address the API listens on, the port it was given with PORT=0, an IPv6 host in brackets', () => {
+    expect(publicUrl(loadConfig({}))).toBe('http://127.0.0.1:8787')
+    expect(publicUrl(loadConfig({ PORT: '0' }), 41234)).toBe('http://127.0.0.1:41234')
+    expect(publicUrl(loadConfig({ HOST: '::1', PORT: '0' }), 41234)).toBe('http://[::1]:41234')
+    expect(publicUrl(loadConfig({ HOST: '::' }))).toBe('http://[::]:8787')
+    expect(publicUrl(loadConfig({ TALLY_PUBLIC_URL: 'https://tally.example.com' }), 41234)).toBe(
+      'https://tally.example.com',
     )
   })
 
