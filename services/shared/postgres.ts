@@ -16,6 +16,11 @@ export interface PostgresHandle {
   url: string
   /** Where it runs, for logs: the URL's host or "embedded". */
   describe: string
+  /** The embedded server this process started or attached to; absent with DATABASE_URL. */
+  embedded?: {
+    /** Called once if the server ends while this process still uses it. */
+    onLost(listener: () => void): void
+  }
   close(): Promise<void>
 }
 
@@ -40,12 +45,15 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
   const { openEmbeddedPostgres } = await import('./embedded-postgres/server.ts')
   const embedded = await openEmbeddedPostgres({ dir, log })
   const sql = connect(embedded.url, connectTimeoutMs)
+  let closing = false
   return {
     sql,
     url: embedded.url,
     describe: embedded.describe,
+    embedded: { onLost: (listener) => embedded.onExit(() => closing || listener()) },
     /** Ends this process's connections; stops the server only if this process owns it. */
     async close() {
+      closing = true
       await sql.end({ timeout: 5 })
       await embedded.stop()
     },
