@@ -32,16 +32,23 @@ const MiB = 1024 ** 2
 const count = (fallback: number) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(fallback)
 
-/** A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` when given. */
-const duration = (fallback: string, atLeast?: string) =>
+/**
+ * A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` and at most
+ * `atMost` when given. A timer given more than 2^31 - 1 ms (about 24.8 days) fires at once, so a
+ * timeout needs an upper bound.
+ */
+const duration = (fallback: string, atLeast?: string, atMost?: string) =>
   z
     .string()
     .default(fallback)
     .transform((text, ctx) => {
       try {
         const ms = parseDuration(text)
-        if (atLeast === undefined || ms >= parseDuration(atLeast)) return ms
-        ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
+        if (atLeast !== undefined && ms < parseDuration(atLeast))
+          ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
+        else if (atMost !== undefined && ms > parseDuration(atMost))
+          ctx.addIssue({ code: 'custom', message: `must be at most ${atMost}` })
+        else return ms
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message })
       }
@@ -101,7 +108,7 @@ const configSchema = z.object({
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
   /** How long a new Postgres connection may take, from connecting to the server ready for queries. */
-  TALLY_POSTGRES_CONNECT_TIMEOUT: duration('10s', '100ms'),
+  TALLY_POSTGRES_CONNECT_TIMEOUT: duration('10s', '100ms', '10m'),
   CLICKHOUSE_URL: optionalString,
   /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),
@@ -144,9 +151,9 @@ const configSchema = z.object({
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
   /** How long connecting to S3 may take. */
-  TALLY_S3_CONNECT_TIMEOUT: duration('5s', '100ms'),
+  TALLY_S3_CONNECT_TIMEOUT: duration('5s', '100ms', '10m'),
   /** How long one S3 operation may take, retries and the answer's body included (a multipart upload: each part). */
-  TALLY_S3_REQUEST_TIMEOUT: duration('30s', '100ms'),
+  TALLY_S3_REQUEST_TIMEOUT: duration('30s', '100ms', '1h'),
   REDIS_URL: optionalString,
   /** Browser origins allowed to call the API (CORS), comma-separated; none by default. */
   TALLY_CORS_ORIGINS: z

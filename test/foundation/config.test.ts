@@ -87,6 +87,20 @@ describe('configuration', () => {
     )
   })
 
+  it("bounds the engines' connect and request timeouts both ways: a timer past 2^31 ms would fire at once", () => {
+    expect(loadConfig({ TALLY_POSTGRES_CONNECT_TIMEOUT: '2500ms' }).TALLY_POSTGRES_CONNECT_TIMEOUT).toBe(
+      2_500,
+    )
+    for (const [name, over] of [
+      ['TALLY_POSTGRES_CONNECT_TIMEOUT', '10m'],
+      ['TALLY_S3_CONNECT_TIMEOUT', '10m'],
+      ['TALLY_S3_REQUEST_TIMEOUT', '1h'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: '30d' })).toThrowError(`${name}: must be at most ${over}`)
+      expect(() => loadConfig({ [name]: '10ms' })).toThrowError(`${name}: must be at least 100ms`)
+    }
+  })
+
   it('gives each shutdown step a deadline', () => {
     expect(loadConfig({}).TALLY_SHUTDOWN_STEP_TIMEOUT).toBe(15_000)
     expect(() => loadConfig({ TALLY_SHUTDOWN_STEP_TIMEOUT: '5ms' })).toThrowError(
