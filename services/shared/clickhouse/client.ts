@@ -6,7 +6,7 @@ import {
   type ClickHouseSettings,
   type Logger as ClientLogger,
   createClient,
-  type ErrorLogParams,
+  type WarnLogParams,
 } from '@clickhouse/client'
 import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
@@ -175,7 +175,7 @@ function clientLogger(log: Logger): new () => ClientLogger {
   const child = log.child({ component: 'clickhouse-client' })
   const to =
     (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
-    ({ module, message, args, err }: Omit<ErrorLogParams, 'err'> & { err?: Error | undefined }) =>
+    ({ module, message, args, err }: WarnLogParams) =>
       child[level]({ module, ...args, ...(err ? { err } : {}) }, message)
   return class {
     trace = to('trace')
