@@ -57,6 +57,12 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 
+/** Where callers reach this API (publicUrl), once it listens: with PORT=0 the port it was given. */
+export function apiUrl(app: FastifyInstance, config: Config): string {
+  const address = app.server.address()
+  return publicUrl(config, address && typeof address === 'object' ? address.port : config.PORT)
+}
+
 /** The Tally API: every route, one error envelope, auth and rate limits on /v1, /v2 and /admin/v1. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -129,7 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxAge: 600,
     })
   }
-  await installOpenApi(app, publicUrl(deps.config))
+  await installOpenApi(app, () => apiUrl(app, deps.config))
 
   await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { publicUrl } from '../shared/config.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
-import { buildApp } from './app.ts'
+import { apiUrl, buildApp } from './app.ts'
 import { createExportQueries } from './exports/query.ts'
 import { createExportRepo } from './exports/repo.ts'
 import { type ExportWorker, startExportWorker } from './exports/worker.ts'
@@ -83,9 +82,7 @@ export const apiRole: ServingRole<ApiStarted> = {
       const opened = door
       shutdown.add('analyst door', () => opened.close())
     }
-    const address = app.server.address()
-    const port = address && typeof address === 'object' ? address.port : config.PORT
-    const url = publicUrl({ ...config, PORT: port })
+    const url = apiUrl(app, config)
     setPublicUrl(url)
     const analyst =
       door && clickhouse.analyst

@@ -1,4 +1,4 @@
-import { type Config, ConfigError, publicUrl } from '../config.ts'
+import { type Config, ConfigError, listeningUrl, publicUrl } from '../config.ts'
 import { type Engines, openEngines } from '../engines.ts'
 import { loadRequestEventCodec } from '../events/codec.ts'
 import { createKafkaPublisher, ensureTopics, kafkaConnection, runKafkaConsumer } from '../events/kafka.ts'
@@ -116,6 +116,8 @@ export async function startRoles<Out>(
         log,
       })
       shutdown.add('health port', () => health.close())
+      // With TALLY_METRICS_PORT=0, the log is where the port it was given is found.
+      log.info({ url: listeningUrl(config.HOST, health.port) }, 'health_server_listening')
     }
     return publisher ? { engines, publisher } : { engines }
   }
