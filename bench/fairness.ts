@@ -8,7 +8,10 @@
 //
 // Three processes, so no load shares an event loop with what it measures: Tally (`--serve`, as
 // `npm start` composes it, on embedded engines or DATABASE_URL), the hostile load (`--hostile`)
-// and this one, the calm organization's client. Loopback only, bounded in time.
+// and this one, the calm organization's client. Loopback only, bounded in time. Embedded engines
+// and the in-process transport by default; BENCH_KAFKA=1 with KAFKA_BROKERS publishes through
+// Kafka (fresh topics), REDIS_URL shares the rate limits through Redis, DATABASE_URL is used when
+// set. BENCH_CLASSES=flood,otlp runs only those classes (and the ceiling).
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
@@ -36,10 +39,20 @@ interface Probe {
 
 async function serve() {
   const { startBenchTally } = await import('./tally.ts')
+  const run = Date.now().toString(36)
   const tally = await startBenchTally('bench fairness calm', {
     TALLY_DATA_DIR: process.env.BENCH_DATA_DIR as string,
     // The organizations' own limits are what the flood meets; everything else is the default.
     TALLY_RATE_LIMIT_PER_MINUTE: '6000',
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...(process.env.BENCH_KAFKA && process.env.KAFKA_BROKERS
+      ? {
+          KAFKA_BROKERS: process.env.KAFKA_BROKERS,
+          TALLY_REQUEST_TOPIC: `tally.bench.fairness.${run}`,
+          TALLY_DLQ_TOPIC: `tally.bench.fairness.${run}.dlq`,
+          TALLY_CONSUMER_GROUP_PREFIX: `bench-fairness-${run}-`,
+        }
+      : {}),
   })
   const sql = tally.engines.postgres?.sql
   const ch = tally.engines.clickhouse?.client
