@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
 import { apiAs, type Caller, callApi } from '../support/api.ts'
-import { startTestTally, type TestTally } from '../support/harness.ts'
+import { engines, startTestTally, type TestTally } from '../support/harness.ts'
+import { createScratchDatabase } from '../support/scratch-database.ts'
 import { waitFor } from '../support/wait.ts'
 
 const ADMIN_KEY = `tally-admin-${randomUUID()}`
@@ -275,6 +276,32 @@ describe('organizations', () => {
     ]
     for (const operation of operations) {
       expect(operation).toMatchObject({ tags: ['admin'], security: [{ admin: [] }] })
+    }
+  })
+})
+
+describe('the first start', () => {
+  it('happens once per database: deleting every organization does not make the next start a first start', async () => {
+    const db = await createScratchDatabase(engines().postgresUrl, 'tally_bootstrap')
+    const start = () => startTestTally({ env: { TALLY_ADMIN_API_KEY: ADMIN_KEY, DATABASE_URL: db.url } })
+    try {
+      const first = await start()
+      const firstAdmin = apiAs(first.app, admin)
+      const [created] = (await firstAdmin.get('/admin/v1/organizations')).data
+      expect(created).toMatchObject({ name: 'default' })
+      expect(await firstAdmin.delete(`/admin/v1/organizations/${created.id}`)).toMatchObject({ status: 200 })
+      expect((await firstAdmin.get('/admin/v1/organizations')).data).toEqual([])
+      await first.close()
+
+      const second = await start()
+      try {
+        expect((await apiAs(second.app, admin).get('/admin/v1/organizations')).data).toEqual([])
+        expect(await second.sql`select 1 from api_keys`).toHaveLength(0)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await db.drop()
     }
   })
 })

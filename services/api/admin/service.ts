@@ -17,7 +17,8 @@ export function createOrganizationService(deps: OrganizationServiceDeps) {
   return {
     /**
      * Deletes an organization and its data, in an order that can be repeated after any failure:
-     * 1. its API keys (they stop working in every process, so nothing new arrives);
+     * 1. it is recorded as deleted and its API keys are deleted, in one transaction: the keys
+     *    stop working in every process, and its events still on their way are dropped;
      * 2. its rows in ClickHouse;
      * 3. its prompt bodies and export files in object storage;
      * 4. its Postgres rows (the organization's row and everything that cascades from it).
@@ -25,7 +26,7 @@ export function createOrganizationService(deps: OrganizationServiceDeps) {
      * the same DELETE again. False when there is no such organization.
      */
     async delete(id: string): Promise<boolean> {
-      const revoked = await repo.revokeKeys(id)
+      const revoked = await repo.beginDeletion(id)
       if (revoked === null) return false
       revoked.forEach(forgetKey)
       const tables = await repo.deleteClickHouseRows(id)
