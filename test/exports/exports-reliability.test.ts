@@ -5,7 +5,12 @@ import { createExportQueries, type ExportQueries } from '../../services/api/expo
 import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
 import { CountMismatch, LeaseLost, runExport } from '../../services/api/exports/service.ts'
 import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
+import {
+  createDeletedOrganizations,
+  type DeletedOrganizations,
+} from '../../services/shared/deleted-organizations.ts'
 import { createLogger } from '../../services/shared/logger.ts'
+import { openScratch, type Scratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
@@ -17,12 +22,21 @@ import { eventsInWindow, finished, insertRows, startExportTally, WINDOW } from '
 let tally: TestTally
 let repo: ExportRepo
 let queries: ExportQueries
+let scratch: Scratch
+let deletions: DeletedOrganizations
 beforeAll(async () => {
   tally = await startExportTally({ env: { TALLY_EXPORT_CONCURRENCY: '0', TALLY_EXPORT_MAX_PENDING: '8' } })
   repo = createExportRepo(tally.sql)
   queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
+  const log = createLogger(tally.config, 'export-worker')
+  scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
+  deletions = await createDeletedOrganizations(tally.sql, log)
 })
-afterAll(() => tally?.close())
+afterAll(async () => {
+  await deletions?.close()
+  await scratch?.close()
+  await tally?.close()
+})
 
 const workers: { stop(): Promise<void> }[] = []
 function worker(overrides: Partial<ExportWorkerOptions> = {}) {
@@ -39,6 +53,8 @@ function worker(overrides: Partial<ExportWorkerOptions> = {}) {
     settleMs: 120_000,
     maxPending: 20,
     retrySchedule: [50, 3_000],
+    scratchDir: scratch.dir,
+    deletions,
     ...overrides,
   })
   workers.push(w)
@@ -123,7 +139,7 @@ describe('leases', () => {
     expect(await repo.retry(dead, 'late', 0)).toBe(false)
     expect(await repo.fail(dead, 'late')).toBe(false)
     // Woken up late, the dead claim's run writes nothing: its lease is checked before every write.
-    const deps = { queries, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
+    const deps = { queries, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000, scratchDir: scratch.dir }
     const late = runExport(deps, dead, new AbortController().signal, () => repo.renew(dead, 1_000))
     await expect(late).rejects.toThrow(LeaseLost)
     expect((await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data.status).toBe('succeeded')
@@ -196,7 +212,13 @@ describe('exactness', () => {
         return queries.nextPart(scope, after, limit, signal)
       },
     }
-    const deps = { queries: lateArrival, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
+    const deps = {
+      queries: lateArrival,
+      blobs: tally.blobs,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      scratchDir: scratch.dir,
+    }
     const held = async () => true
     const attempt = runExport(deps, job, new AbortController().signal, held)
     await expect(attempt).rejects.toThrow(CountMismatch)
