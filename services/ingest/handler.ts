@@ -84,6 +84,8 @@ export function createIngestHandler(
       for (const organizationId of deleted) await sweeper.dropping(organizationId)
     }
     if (events.length === 0) return
+    // Before the insert: one that fails may still have written.
+    sweeper.writes(new Set(events.map((e) => e.organization_id)))
     const stop = batchSeconds.startTimer()
     try {
       await client.insert({

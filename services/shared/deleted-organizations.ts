@@ -6,6 +6,12 @@ import type { Sql, TxSql } from './postgres.ts'
 const DELETIONS_CHANNEL = 'tally_organization_deletions'
 
 /**
+ * How long an answer "not deleted" is kept. A deletion's announcement forgets it at once, and a
+ * reconnect of the listening connection forgets every answer; this bounds a missed announcement.
+ */
+export const LIVE_ANSWER_TTL_MS = 10 * 60_000
+
+/**
  * Records that the organization's deletion began and tells every process. Call inside the
  * transaction that revokes its keys: from its commit on, its events are dropped wherever they are.
  */
@@ -28,9 +34,8 @@ export async function createDeletedOrganizations(sql: Sql, log: Logger) {
     name: 'deleted_organizations',
     ttlMs: 24 * 3_600_000,
     maxEntries: 100_000,
-    // A live answer changes only by a deletion, which is announced; the expiry is a net, and keeps
-    // the answers of organizations seen lately usable while Postgres is away.
-    misses: { ttlMs: 10 * 60_000, maxEntries: 200_000 },
+    // Long: it keeps the answers of organizations seen lately usable while Postgres is away.
+    misses: { ttlMs: LIVE_ANSWER_TTL_MS, maxEntries: 200_000 },
   })
   const listeners = new Set<(organizationId: string) => void>()
   const announce = (organizationId: string) => {
