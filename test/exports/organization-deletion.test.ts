@@ -176,6 +176,22 @@ describe('deleting an organization while its exports run', () => {
     ).toBe(1)
   })
 
+  it('two deletions at once while an export uploads: each answers 200 or 404, and nothing remains', async () => {
+    const org = await organization()
+    await insertRows(tally, eventsInWindow(org.organizationId, 12))
+    const id = await queued(org)
+    const store = stallingStore(2)
+    worker({ blobs: store.blobs })
+    await store.reached
+    const answers = await Promise.all([deleteOrganization(org), deleteOrganization(org)])
+    store.release()
+    expect(answers.map((a) => a.status).sort()).toSatisfy(
+      (statuses: number[]) => statuses[0] === 200 && [200, 404].includes(statuses[1] as number),
+    )
+    expect(await remains(org)).toEqual(NOTHING)
+    expect(readdirSync(scratch.dir).filter((name) => name.startsWith(`export-${id}-`))).toEqual([])
+  })
+
   it('answers 503 while a dead worker still holds the lease of an export, and finishes once the lease ended', async () => {
     const org = await organization()
     await insertRows(tally, eventsInWindow(org.organizationId, 3))

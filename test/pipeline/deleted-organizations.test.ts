@@ -176,6 +176,23 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
     }
   })
 
+  it('an ingest process that never wrote the organization deletes nothing again', async () => {
+    const res = await apiAs(tally.app, admin).post('/admin/v1/organizations', { name: 'quiet' })
+    const id = res.data.id as string
+    const other = await tally.newOrg()
+    expect((await requestApi(tally).log(other, [{ model: 'gpt-4o-mini' }])).status).toBe(201)
+    expect((await apiAs(tally.app, admin).delete(`/admin/v1/organizations/${id}`)).status).toBe(200)
+    // Only the deletion's own DELETE, one per table (a sweep would have been issued by the next write).
+    expect((await requestApi(tally).log(other, [{ model: 'gpt-4o-mini' }])).status).toBe(201)
+    const rs = await tally.clickhouse.query({
+      query: `SELECT table FROM system.mutations
+              WHERE database = currentDatabase() AND position(command, {org:String}) > 0 ORDER BY table`,
+      query_params: { org: id },
+      format: 'JSONEachRow',
+    })
+    expect(await rs.json()).toEqual([{ table: 'request_response_rmt' }, { table: 'session_hours' }])
+  })
+
   it('while the organization floods the intake: nothing of it remains once its calls have ended', async () => {
     const res = await apiAs(tally.app, admin).post('/admin/v1/organizations', { name: 'flood' })
     const org = {
