@@ -1,77 +1,41 @@
 import { randomUUID } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createExportQueries, type ExportQueries } from '../../services/api/exports/query.ts'
-import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
-import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ExportWorkerOptions } from '../../services/api/exports/worker.ts'
 import type { BlobStore } from '../../services/shared/blobs/blob-store.ts'
-import {
-  createDeletedOrganizations,
-  type DeletedOrganizations,
-} from '../../services/shared/deleted-organizations.ts'
-import { createLogger } from '../../services/shared/logger.ts'
-import { openScratch, type Scratch } from '../../services/shared/scratch.ts'
 import { apiAs, type Caller } from '../support/api.ts'
 import { engines, type TestOrg, type TestTally } from '../support/harness.ts'
 import { cleanUpProcesses, spawnTally, waitForOutput } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
-import { eventsInWindow, exportWindow, insertRows, startExportTally, WINDOW } from './support.ts'
+import {
+  eventsInWindow,
+  exportWindow,
+  exportWorkers,
+  insertRows,
+  startExportTally,
+  WINDOW,
+} from './support.ts'
 
 const ADMIN_KEY = `tally-admin-${randomUUID()}`
 const admin: Caller = { headers: { authorization: `Bearer ${ADMIN_KEY}` } }
 /** How long a deletion waits for the organization's exports to stop. */
 const LEASE = '3s'
 
-// This Tally runs no export worker of its own (TALLY_EXPORT_CONCURRENCY=0): each test starts the
-// workers it is about, as further API processes would, over the same Postgres, ClickHouse and store.
+// This Tally runs no export worker of its own: each test starts the workers it is about.
 let tally: TestTally
-let repo: ExportRepo
-let queries: ExportQueries
-let scratch: Scratch
-let deletions: DeletedOrganizations
 beforeAll(async () => {
   tally = await startExportTally({
     env: { TALLY_EXPORT_CONCURRENCY: '0', TALLY_ADMIN_API_KEY: ADMIN_KEY, TALLY_EXPORT_LEASE: LEASE },
   })
-  repo = createExportRepo(tally.sql)
-  queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
-  const log = createLogger(tally.config, 'export-worker')
-  scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
-  deletions = await createDeletedOrganizations(tally.sql, log)
 })
 afterAll(async () => {
   await cleanUpProcesses()
-  await deletions?.close()
-  await scratch?.close()
   await tally?.close()
 })
-
-const workers: { stop(): Promise<void> }[] = []
-function worker(overrides: Partial<ExportWorkerOptions> = {}) {
-  const w = startExportWorker({
-    repo,
-    queries,
-    blobs: tally.blobs,
-    log: createLogger(tally.config, 'export-worker'),
-    concurrency: 1,
-    partRows: 5,
-    stepTimeoutMs: 30_000,
-    leaseMs: 1_000,
-    pollMs: 25,
-    settleMs: 120_000,
-    maxPending: 20,
-    retrySchedule: [50],
-    scratchDir: scratch.dir,
-    deletions,
-    ...overrides,
-  })
-  workers.push(w)
-  return w
-}
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()))
-})
+const workers = exportWorkers(() => tally)
+const worker = (overrides: Partial<ExportWorkerOptions> = {}) =>
+  workers.start({ retrySchedule: [50], ...overrides })
 
 /** An organization made through the admin API, as whoever runs Tally makes one. */
 async function organization(): Promise<TestOrg> {
@@ -122,45 +86,47 @@ const NOTHING = { organizations: 0, exports: 0, keys: 0, requestRows: 0, exportF
  */
 function stallingStore(n: number) {
   let uploads = 0
-  let release: () => void = () => {}
-  const released = new Promise<void>((r) => {
-    release = r
-  })
-  let stalled: () => void = () => {}
-  const reached = new Promise<void>((r) => {
-    stalled = r
-  })
+  const released = Promise.withResolvers<void>()
+  const reached = Promise.withResolvers<void>()
   const blobs: BlobStore = {
     ...tally.blobs,
     async putFile(key, path, contentType, signal) {
       if (++uploads === n) {
-        stalled()
+        reached.resolve()
         await new Promise<void>((done, fail) => {
-          void released.then(done)
+          void released.promise.then(done)
           signal?.addEventListener('abort', () => fail(signal.reason), { once: true })
         })
       }
       return tally.blobs.putFile(key, path, contentType, signal)
     },
   }
-  return { blobs, reached, release }
+  return { blobs, reached: reached.promise, release: released.resolve }
+}
+
+/** An organization whose export has stored its first file and waits on the upload of its second. */
+async function exportStalledAtSecondFile() {
+  const org = await organization()
+  await insertRows(tally, eventsInWindow(org.organizationId, 12))
+  const id = await queued(org)
+  const store = stallingStore(2)
+  worker({ blobs: store.blobs })
+  await store.reached
+  const partsFolders = () =>
+    readdirSync(workers.scratch.dir).filter((name) => name.startsWith(`export-${id}-`))
+  return { org, id, release: store.release, partsFolders }
 }
 
 describe('deleting an organization while its exports run', () => {
   it('stops the export in the middle of an upload, answers 200 and leaves nothing of it, files included', async () => {
-    const org = await organization()
-    await insertRows(tally, eventsInWindow(org.organizationId, 12))
-    const id = await queued(org)
-    const store = stallingStore(2)
-    worker({ blobs: store.blobs })
-    await store.reached
+    const { org, id, release, partsFolders } = await exportStalledAtSecondFile()
     // The first file is in the store, the second waits in this process's scratch folder.
     expect(readdirSync(join(exportFiles(org), id))).toEqual(['part-00001.jsonl'])
-    expect(readdirSync(scratch.dir).filter((name) => name.startsWith(`export-${id}-`))).toHaveLength(1)
+    expect(partsFolders()).toHaveLength(1)
 
     const res = await deleteOrganization(org)
     // Had the export gone on, its upload would land now.
-    store.release()
+    release()
     expect(res).toEqual({ status: 200, data: null, error: null })
     expect(await remains(org)).toEqual(NOTHING)
 
@@ -169,7 +135,7 @@ describe('deleting an organization while its exports run', () => {
     await insertRows(tally, eventsInWindow(other.organizationId, 3))
     await exportWindow(tally, other, { format: 'jsonl' })
     expect(await remains(org)).toEqual(NOTHING)
-    expect(readdirSync(scratch.dir).filter((name) => name.startsWith(`export-${id}-`))).toEqual([])
+    expect(partsFolders()).toEqual([])
     expect(
       (await tally.sql`select 1 from deleted_organizations where organization_id = ${org.organizationId}`)
         .length,
@@ -177,19 +143,14 @@ describe('deleting an organization while its exports run', () => {
   })
 
   it('two deletions at once while an export uploads: each answers 200 or 404, and nothing remains', async () => {
-    const org = await organization()
-    await insertRows(tally, eventsInWindow(org.organizationId, 12))
-    const id = await queued(org)
-    const store = stallingStore(2)
-    worker({ blobs: store.blobs })
-    await store.reached
+    const { org, release, partsFolders } = await exportStalledAtSecondFile()
     const answers = await Promise.all([deleteOrganization(org), deleteOrganization(org)])
-    store.release()
+    release()
     expect(answers.map((a) => a.status).sort()).toSatisfy(
       (statuses: number[]) => statuses[0] === 200 && [200, 404].includes(statuses[1] as number),
     )
     expect(await remains(org)).toEqual(NOTHING)
-    expect(readdirSync(scratch.dir).filter((name) => name.startsWith(`export-${id}-`))).toEqual([])
+    expect(partsFolders()).toEqual([])
   })
 
   it('answers 503 while a dead worker still holds the lease of an export, and finishes once the lease ended', async () => {
@@ -197,7 +158,7 @@ describe('deleting an organization while its exports run', () => {
     await insertRows(tally, eventsInWindow(org.organizationId, 3))
     const id = await queued(org)
     // A process claims it for longer than a deletion waits, and dies.
-    const dead = await repo.claim(6_000)
+    const dead = await workers.repo.claim(6_000)
     expect(dead?.id).toBe(id)
 
     const first = await deleteOrganization(org)
@@ -291,7 +252,7 @@ describe.skipIf(!engines().kafkaBrokers)(
       expect(leftovers()).toEqual([])
       expect(await remains(org)).toEqual(NOTHING)
       // This process's own scratch folder is live: it is still there.
-      expect(existsSync(scratch.dir)).toBe(true)
+      expect(existsSync(workers.scratch.dir)).toBe(true)
     }, 90_000)
   },
 )

@@ -138,19 +138,13 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
       const res = await apiAs(tally.app, admin).post('/admin/v1/organizations', { name: 'late' })
       const org = { organizationId: res.data.id as string, apiKey: '', headers: { authorization: '' } }
       // An ingest process whose insert is slow: it holds the batch until the deletion answered.
-      let release: () => void = () => {}
-      const released = new Promise<void>((r) => {
-        release = r
-      })
-      let inserting: () => void = () => {}
-      const started = new Promise<void>((r) => {
-        inserting = r
-      })
+      const released = Promise.withResolvers<void>()
+      const started = Promise.withResolvers<void>()
       const ch = tally.clickhouse
       const slow = {
         async insert(params: Parameters<ClickHouseClient['insert']>[0]) {
-          inserting()
-          await released
+          started.resolve()
+          await released.promise
           return ch.insert(params)
         },
         query: (params: Parameters<ClickHouseClient['query']>[0]) => ch.query(params),
@@ -159,11 +153,11 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
       const handler = createIngestHandler(slow, log, deletions)
       const batch = Array.from({ length: 5 }, () => sampleEvent({ organization_id: org.organizationId }))
       const writing = handler.handle(batch)
-      await started
+      await started.promise
 
       const deleted = await apiAs(tally.app, admin).delete(`/admin/v1/organizations/${org.organizationId}`)
       expect(deleted.status).toBe(200)
-      release()
+      released.resolve()
       await writing
       await waitFor(async () => (await requestApi(tally).count(org)) === 0, {
         what: "the late batch's rows removed again",
