@@ -157,6 +157,10 @@ describe('deleting an organization while its exports run', () => {
     const org = await organization()
     await insertRows(tally, eventsInWindow(org.organizationId, 3))
     const id = await queued(org)
+    const hook = await apiAs(tally.app, org).post('/v1/webhooks', {
+      destination: 'https://receiver.invalid/hook',
+    })
+    expect(hook.status, hook.error ?? '').toBe(201)
     // A process claims it for longer than a deletion waits, and dies.
     const dead = await workers.repo.claim(6_000)
     expect(dead?.id).toBe(id)
@@ -167,8 +171,11 @@ describe('deleting an organization while its exports run', () => {
       data: null,
       error: "The organization's running exports have not stopped yet; send the DELETE again",
     })
-    // Its keys are gone already, and nothing of its export can be claimed while it is deleted.
+    // Its keys are gone already, and its webhooks (nothing more is sent for it while it waits).
     expect((await apiAs(tally.app, org).get('/v1/exports')).status).toBe(401)
+    expect(
+      await tally.sql`select 1 from webhooks where organization_id = ${org.organizationId}`,
+    ).toHaveLength(0)
     const done = await waitFor(
       async () => {
         const again = await deleteOrganization(org)

@@ -24,6 +24,14 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
     return hashes
   }
 
+  /** Deletes the organization's webhooks (their deliveries cascade) and tells every dispatcher. */
+  async function deleteWebhooks(tx: TxSql, id: string): Promise<void> {
+    const webhooks = await tx<
+      { id: string }[]
+    >`delete from webhooks where organization_id = ${id} returning id`
+    for (const webhook of webhooks) await announceWebhookChange(tx, id, webhook.id)
+  }
+
   return {
     async list(page: Page): Promise<Organization[]> {
       return sql<Organization[]>`
@@ -33,13 +41,16 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
 
     /**
      * The first step of a deletion: the organization is recorded as deleted (its events still in
-     * Kafka are dropped, its exports stop) and its keys stop working, so nothing new is written
-     * for it. Their hashes (hex), or null when there is no such organization.
+     * Kafka are dropped, its exports stop), its keys stop working, so nothing new is written for
+     * it, and its webhooks go with their deliveries, so nothing more is sent for it while the
+     * deletion waits for its exports. The keys' hashes (hex), or null when there is no such
+     * organization.
      */
     async beginDeletion(id: string): Promise<string[] | null> {
       return transaction(sql, async (tx) => {
         if (!(await lock(tx, id))) return null
         await recordDeletion(tx, id)
+        await deleteWebhooks(tx, id)
         return deleteKeys(tx, id)
       })
     },
@@ -66,8 +77,7 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
         const keyHashes = await deleteKeys(tx, id)
         const bodies = await tx<{ storage_key: string }[]>`
           select storage_key from prompt_versions where organization_id = ${id}`
-        const webhooks = await tx<{ id: string }[]>`select id from webhooks where organization_id = ${id}`
-        for (const webhook of webhooks) await announceWebhookChange(tx, id, webhook.id)
+        await deleteWebhooks(tx, id)
         await tx`delete from organizations where id = ${id}`
         return { keyHashes, bodyKeys: bodies.map((row) => row.storage_key) }
       })
