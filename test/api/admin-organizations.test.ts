@@ -356,13 +356,16 @@ async function rowCounts(organizationId: string, webhookId: string): Promise<Rec
       (select count(*) from webhooks where organization_id = ${organizationId})::int as webhooks,
       (select count(*) from webhook_deliveries where webhook_id = ${webhookId})::int as webhook_deliveries`
   const clickhouse: Record<string, number> = {}
+  // As every query reads them: the parts as they are, and merged at read time (FINAL).
   for (const table of ['request_response_rmt', 'session_hours']) {
-    const result = await tally.clickhouse.query({
-      query: `SELECT count() AS n FROM ${table} WHERE organization_id = {org:UUID}`,
-      query_params: { org: organizationId },
-      format: 'JSONEachRow',
-    })
-    clickhouse[table] = Number((await result.json<{ n: number }>())[0]?.n)
+    for (const final of ['', ' FINAL']) {
+      const result = await tally.clickhouse.query({
+        query: `SELECT count() AS n FROM ${table}${final} WHERE organization_id = {org:UUID}`,
+        query_params: { org: organizationId },
+        format: 'JSONEachRow',
+      })
+      clickhouse[`${table}${final}`] = Number((await result.json<{ n: number }>())[0]?.n)
+    }
   }
   return { ...pg, ...clickhouse }
 }
