@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
+import type { Scratch } from '../shared/scratch.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { createExportRepo } from './exports/repo.ts'
@@ -53,6 +54,8 @@ export interface AppDeps {
   readiness: ReadinessCheck[]
   /** Tells this process's export worker that an export is due; absent: the others poll for it. */
   wakeExports?: () => void
+  /** This process's scratch folder under TALLY_DATA_DIR (export parts on their way to the store). */
+  scratch: Scratch
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
@@ -156,6 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         rateLimitPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
         keys,
         forgetKey: auth.forget,
+        exportLeaseMs: deps.config.TALLY_EXPORT_LEASE,
       }),
     )
   }

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
+import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
 import { apiUrl, buildApp } from './app.ts'
 import { createExportQueries } from './exports/query.ts'
@@ -29,6 +31,9 @@ export const apiRole: ServingRole<ApiStarted> = {
     shutdown.add('rate limiter', () => rateLimiter.close())
     const clickhouse = needed(engines.clickhouse, 'clickhouse', 'api')
     const blobs = needed(engines.blobs, 'blobs', 'api')
+    // Closed after the export worker stops (steps run in reverse): its parts are written here.
+    const scratch = await openScratch(config.TALLY_DATA_DIR, log)
+    shutdown.add('scratch folder', () => scratch.close())
     let exportWorker: ExportWorker | undefined
     const app = await buildApp({
       config,
@@ -41,10 +46,13 @@ export const apiRole: ServingRole<ApiStarted> = {
       rateLimiter,
       readiness,
       wakeExports: () => exportWorker?.wake(),
+      scratch,
     })
     await app.listen({ port: config.PORT, host: config.HOST })
     shutdown.add('api', () => app.close())
     if (config.TALLY_EXPORT_CONCURRENCY > 0) {
+      const deletions = await createDeletedOrganizations(postgres.sql, log)
+      shutdown.add('deleted organizations', () => deletions.close())
       exportWorker = startExportWorker({
         repo: createExportRepo(postgres.sql),
         queries: createExportQueries(clickhouse.client, {
@@ -61,6 +69,8 @@ export const apiRole: ServingRole<ApiStarted> = {
         settleMs: config.TALLY_EXPORT_SETTLE_DELAY,
         maxPending: config.TALLY_EXPORT_MAX_PENDING,
         retrySchedule: config.TALLY_EXPORT_RETRY_SCHEDULE,
+        scratchDir: scratch.dir,
+        deletions,
       })
       // Stopped before the API closes (steps run in reverse): running exports are handed back.
       const worker = exportWorker

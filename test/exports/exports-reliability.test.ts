@@ -1,53 +1,22 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createExportQueries, type ExportQueries } from '../../services/api/exports/query.ts'
-import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ExportQueries } from '../../services/api/exports/query.ts'
 import { CountMismatch, LeaseLost, runExport } from '../../services/api/exports/service.ts'
-import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
-import { createLogger } from '../../services/shared/logger.ts'
 import { apiAs } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
 import { waitFor } from '../support/wait.ts'
-import { eventsInWindow, finished, insertRows, startExportTally, WINDOW } from './support.ts'
+import { eventsInWindow, exportWorkers, finished, insertRows, startExportTally, WINDOW } from './support.ts'
 
-// This Tally runs no export worker of its own (TALLY_EXPORT_CONCURRENCY=0): each test starts the
-// workers it is about, as further API processes would, over the same Postgres, ClickHouse and store.
+// This Tally runs no export worker of its own: each test starts the workers it is about.
 let tally: TestTally
-let repo: ExportRepo
-let queries: ExportQueries
 beforeAll(async () => {
   tally = await startExportTally({ env: { TALLY_EXPORT_CONCURRENCY: '0', TALLY_EXPORT_MAX_PENDING: '8' } })
-  repo = createExportRepo(tally.sql)
-  queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
 })
 afterAll(() => tally?.close())
-
-const workers: { stop(): Promise<void> }[] = []
-function worker(overrides: Partial<ExportWorkerOptions> = {}) {
-  const w = startExportWorker({
-    repo,
-    queries,
-    blobs: tally.blobs,
-    log: createLogger(tally.config, 'export-worker'),
-    concurrency: 1,
-    partRows: 5,
-    stepTimeoutMs: 30_000,
-    leaseMs: 1_000,
-    pollMs: 25,
-    settleMs: 120_000,
-    maxPending: 20,
-    retrySchedule: [50, 3_000],
-    ...overrides,
-  })
-  workers.push(w)
-  return w
-}
-// Each test's workers stop with it: a later test's exports are run only by the workers it starts.
-afterEach(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()))
-})
+const workers = exportWorkers(() => tally)
+const worker = workers.start
 
 async function queued(org: TestOrg, format = 'jsonl'): Promise<string> {
   const res = await apiAs(tally.app, org).post('/v1/exports', { ...WINDOW, format })
@@ -113,18 +82,24 @@ describe('leases', () => {
     await insertRows(tally, eventsInWindow(org.organizationId, 7))
     const id = await queued(org)
     // A process claims it and dies: its lease is never renewed.
-    const dead = await repo.claim(300)
+    const dead = await workers.repo.claim(300)
     expect(dead?.id).toBe(id)
     worker()
     const done = await finished(apiAs(tally.app, org), id)
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2 })
     expect(done.manifest.files.map((f: { rows: number }) => f.rows)).toEqual([5, 2])
     if (!dead) throw new Error('unreachable')
-    expect(await repo.retry(dead, 'late', 0)).toBe(false)
-    expect(await repo.fail(dead, 'late')).toBe(false)
+    expect(await workers.repo.retry(dead, 'late', 0)).toBe(false)
+    expect(await workers.repo.fail(dead, 'late')).toBe(false)
     // Woken up late, the dead claim's run writes nothing: its lease is checked before every write.
-    const deps = { queries, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
-    const late = runExport(deps, dead, new AbortController().signal, () => repo.renew(dead, 1_000))
+    const deps = {
+      queries: workers.queries,
+      blobs: tally.blobs,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      scratchDir: workers.scratch.dir,
+    }
+    const late = runExport(deps, dead, new AbortController().signal, () => workers.repo.renew(dead, 1_000))
     await expect(late).rejects.toThrow(LeaseLost)
     expect((await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data.status).toBe('succeeded')
   })
@@ -156,7 +131,7 @@ describe('leases', () => {
     })
     // ClickHouse that does not answer: the query waits until it is aborted.
     const stuck: ExportQueries = {
-      ...queries,
+      ...workers.queries,
       nextPart: (_scope, _after, _limit, signal) =>
         new Promise((_, reject) => {
           started()
@@ -181,7 +156,7 @@ describe('exactness', () => {
     const rows = eventsInWindow(org.organizationId, 12)
     await insertRows(tally, rows)
     const id = await queued(org)
-    const job = await repo.claim(60_000)
+    const job = await workers.repo.claim(60_000)
     expect(job?.id).toBe(id)
     if (!job) throw new Error('unreachable')
     // A late row lands before the last key of the first file once that file has been written.
@@ -190,13 +165,19 @@ describe('exactness', () => {
     })
     let parts = 0
     const lateArrival: ExportQueries = {
-      ...queries,
+      ...workers.queries,
       async nextPart(scope, after, limit, signal) {
         if (++parts === 2 && late) await insertRows(tally, [late])
-        return queries.nextPart(scope, after, limit, signal)
+        return workers.queries.nextPart(scope, after, limit, signal)
       },
     }
-    const deps = { queries: lateArrival, blobs: tally.blobs, partRows: 5, stepTimeoutMs: 30_000 }
+    const deps = {
+      queries: lateArrival,
+      blobs: tally.blobs,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      scratchDir: workers.scratch.dir,
+    }
     const held = async () => true
     const attempt = runExport(deps, job, new AbortController().signal, held)
     await expect(attempt).rejects.toThrow(CountMismatch)
@@ -241,8 +222,8 @@ describe('bounds', () => {
       start: new Date(start).toISOString(),
     })
     expect(created.status).toBe(201)
-    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
-    expect(await repo.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
+    expect(await workers.repo.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
+    expect(await workers.repo.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
     const windows = async () =>
       ((await api.get('/v1/exports?limit=100')).data as { from: string }[]).map((e) => e.from).sort()
     expect(await windows()).toEqual(

@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto'
 import { parquetReadObjects } from 'hyparquet'
-import { expect } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+import { createExportQueries, type ExportQueries } from '../../services/api/exports/query.ts'
+import { createExportRepo, type ExportRepo } from '../../services/api/exports/repo.ts'
+import { type ExportWorkerOptions, startExportWorker } from '../../services/api/exports/worker.ts'
 import { toRow } from '../../services/shared/clickhouse/request-table.ts'
+import {
+  createDeletedOrganizations,
+  type DeletedOrganizations,
+} from '../../services/shared/deleted-organizations.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { createLogger } from '../../services/shared/logger.ts'
+import { openScratch, type Scratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import {
@@ -30,6 +39,66 @@ export async function startExportTally(options: TestTallyOptions = {}): Promise<
       await db.drop()
     },
   }
+}
+
+export interface ExportWorkers {
+  repo: ExportRepo
+  queries: ExportQueries
+  /** The workers' scratch folder (one, as for one further API process). */
+  scratch: Scratch
+  deletions: DeletedOrganizations
+  /** Starts a worker, stopped when the test ends: small parts, short leases, quick polls. */
+  start(overrides?: Partial<ExportWorkerOptions>): { stop(): Promise<void> }
+}
+
+/**
+ * For a file whose Tally runs no export worker of its own (TALLY_EXPORT_CONCURRENCY=0): each test
+ * starts the workers it is about, as further API processes would, over the same Postgres,
+ * ClickHouse and store. Call after the hook that starts the Tally.
+ */
+export function exportWorkers(tally: () => TestTally): ExportWorkers {
+  const running: { stop(): Promise<void> }[] = []
+  // Filled in before the first test.
+  const workers = {} as ExportWorkers
+  workers.start = (overrides = {}) => {
+    const t = tally()
+    const w = startExportWorker({
+      repo: workers.repo,
+      queries: workers.queries,
+      blobs: t.blobs,
+      log: createLogger(t.config, 'export-worker'),
+      concurrency: 1,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      leaseMs: 1_000,
+      pollMs: 25,
+      settleMs: 120_000,
+      maxPending: 20,
+      retrySchedule: [50, 3_000],
+      scratchDir: workers.scratch.dir,
+      deletions: workers.deletions,
+      ...overrides,
+    })
+    running.push(w)
+    return w
+  }
+  beforeAll(async () => {
+    const t = tally()
+    const log = createLogger(t.config, 'export-worker')
+    workers.repo = createExportRepo(t.sql)
+    workers.queries = createExportQueries(t.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
+    workers.scratch = await openScratch(t.config.TALLY_DATA_DIR, log)
+    workers.deletions = await createDeletedOrganizations(t.sql, log)
+  })
+  // Each test's workers stop with it: a later test's exports are run only by the workers it starts.
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((w) => w.stop()))
+  })
+  afterAll(async () => {
+    await workers.deletions?.close()
+    await workers.scratch?.close()
+  })
+  return workers
 }
 
 /** A window well in the past (the settle delay never matters) and within the intake's range. */

@@ -66,6 +66,8 @@ describe('the port of processes without the API', () => {
         TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
         TALLY_TOPIC_PARTITIONS: '2',
         TALLY_DATA_DIR: dataDir,
+        // Where it learns which organizations were deleted.
+        DATABASE_URL: engines().postgresUrl,
         // A port the kernel picks: the process logs where.
         TALLY_METRICS_PORT: '0',
         TALLY_CONSUMER_GROUP_PREFIX: `run-${run}.`,
@@ -92,6 +94,7 @@ describe('the port of processes without the API', () => {
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
       expect(ready.status).toBe(200)
       expect(((await ready.json()) as { data: { engines: unknown } }).data.engines).toEqual({
+        postgres: 'ok',
         clickhouse: 'ok',
         kafka: 'ok',
         [`kafka group run-${run}.tally-ingest`]: 'ok',

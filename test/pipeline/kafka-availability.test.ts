@@ -25,6 +25,7 @@ describe.skipIf(!e.kafkaBrokers)('Kafka that is not there yet, never answers, or
       const started = Date.now()
       const p = spawnTally('services/ingest/main.ts', {
         ...clickhouseEnv(),
+        DATABASE_URL: engines().postgresUrl,
         TALLY_DATA_DIR: freshDataDir(),
         KAFKA_BROKERS: `127.0.0.1:${port}`,
         TALLY_KAFKA_STARTUP_TIMEOUT: '4s',

@@ -5,6 +5,7 @@ import { buildApp } from '../../services/api/app.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import type { Sql } from '../../services/shared/postgres.ts'
 import { createMemoryRateLimiter } from '../../services/shared/rate-limit.ts'
+import { openScratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import type { TestOrg } from '../support/harness.ts'
@@ -274,9 +275,11 @@ async function apiWhoseKeyReadComesAfter(before: () => PromiseLike<unknown>) {
       return Reflect.apply(target, self, args)
     },
   }) as Sql
+  const log = createLogger(config, 'second-api')
+  const scratch = await openScratch(config.TALLY_DATA_DIR, log)
   const app = await buildApp({
     config,
-    log: createLogger(config, 'second-api'),
+    log,
     sql,
     clickhouse: suite.tally.clickhouse,
     blobs: suite.tally.blobs,
@@ -284,12 +287,14 @@ async function apiWhoseKeyReadComesAfter(before: () => PromiseLike<unknown>) {
     rateLimiter: createMemoryRateLimiter(),
     readiness: [],
     sqlAccess: { unavailable: 'not needed here' },
+    scratch,
   })
   return {
     app,
     interleaved: () => interleaved,
     async close() {
       await app.close()
+      await scratch.close()
       await pool.end()
     },
   }

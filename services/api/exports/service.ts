@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
@@ -38,7 +37,14 @@ export class LeaseLost extends Error {}
  * was read; the final count equal to the rows written therefore says that no range gained any.
  */
 export async function runExport(
-  deps: { queries: ExportQueries; blobs: BlobStore; partRows: number; stepTimeoutMs: number },
+  deps: {
+    queries: ExportQueries
+    blobs: BlobStore
+    partRows: number
+    stepTimeoutMs: number
+    /** Where the parts wait for their upload: this process's scratch folder (shared/scratch.ts). */
+    scratchDir: string
+  },
   job: ClaimedExport,
   signal: AbortSignal,
   /** Renews the lease; false when another worker has the job now. Asked before every write. */
@@ -57,7 +63,7 @@ export async function runExport(
     filter: compileRequestFilter(job.filter, { path: 'filter' }),
   }
   const prefix = exportPrefix(job.organizationId, job.id)
-  const dir = await mkdtemp(join(tmpdir(), 'tally-export-'))
+  const dir = await mkdtemp(join(deps.scratchDir, `export-${job.id}-`))
   const files: Manifest['files'] = []
   try {
     let after: Cursor | null = null

@@ -1,11 +1,12 @@
 import { ClickHouseError } from '@clickhouse/client'
 import { Counter } from 'prom-client'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
+import type { DeletedOrganizations } from '../../shared/deleted-organizations.ts'
 import { AppError } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { ExportQueries } from './query.ts'
 import type { ClaimedExport, ExportRepo } from './repo.ts'
-import { CountMismatch, LeaseLost, runExport } from './service.ts'
+import { CountMismatch, exportPrefix, LeaseLost, runExport } from './service.ts'
 
 const outcomes = new Counter({
   name: 'tally_exports_total',
@@ -40,7 +41,14 @@ export interface ExportWorkerOptions {
   maxPending: number
   /** Waits before retries 1, 2, …; attempts beyond its length fail the export. */
   retrySchedule: readonly number[]
+  /** This process's scratch folder: parts wait there for their upload. */
+  scratchDir: string
+  /** A job of an organization whose deletion began stops, and removes what it wrote. */
+  deletions: Pick<DeletedOrganizations, 'isDeleted' | 'onDeleted'>
 }
+
+/** The reason kept on an export stopped because its organization is being deleted (until its row goes too). */
+const ORGANIZATION_DELETED = 'the organization was deleted'
 
 /** Why an attempt failed, as the export's owner reads it (GET /v1/exports/{id}). */
 function reasonOf(err: unknown): string {
@@ -65,7 +73,7 @@ function reasonOf(err: unknown): string {
  * next wait, with its reason) until the attempts run out; then the export is failed, reason kept.
  */
 export function startExportWorker(options: ExportWorkerOptions) {
-  const { repo, log, leaseMs, pollMs, retrySchedule } = options
+  const { repo, log, leaseMs, pollMs, retrySchedule, deletions } = options
   const maxAttempts = retrySchedule.length + 1
   const stopping = new AbortController()
   const sleepers = new Set<() => void>()
@@ -81,22 +89,52 @@ export function startExportWorker(options: ExportWorkerOptions) {
       sleepers.add(done)
     })
 
-  /** Keeps the lease while the job runs; aborts the job when the lease is lost. */
-  function holdLease(job: ClaimedExport, lost: AbortController) {
+  /**
+   * Keeps the lease while the job runs; aborts the job when the lease is lost, or its
+   * organization's deletion begins (announced at once; asked too at each renewal).
+   */
+  function holdLease(job: ClaimedExport, lost: AbortController, deleted: AbortController) {
     let expiresAt = Date.now() + leaseMs
+    const stopWatching = deletions.onDeleted((organizationId) => {
+      if (organizationId === job.organizationId) deleted.abort(new Error(ORGANIZATION_DELETED))
+    })
     const timer = setInterval(async () => {
       try {
-        if (await repo.renew(job, leaseMs)) expiresAt = Date.now() + leaseMs
+        if (await deletions.isDeleted(job.organizationId)) deleted.abort(new Error(ORGANIZATION_DELETED))
+        else if (await repo.renew(job, leaseMs)) expiresAt = Date.now() + leaseMs
         else lost.abort(new Error('lease lost'))
       } catch (err) {
         log.warn({ err, exportId: job.id }, 'export_lease_renewal_failed')
         if (Date.now() >= expiresAt) lost.abort(new Error('lease expired'))
       }
     }, leaseMs / 3)
-    return () => clearInterval(timer)
+    return () => {
+      clearInterval(timer)
+      stopWatching()
+    }
   }
 
-  async function settle(job: ClaimedExport, err: unknown, lost: AbortSignal): Promise<void> {
+  /**
+   * The job's organization is being deleted: removes the files the job wrote, then gives up the
+   * lease. The deletion waits for that (no export of the organization running under a lease)
+   * before it removes the organization's files itself, so none is written after it.
+   */
+  async function dropDeleted(job: ClaimedExport): Promise<void> {
+    await options.blobs.deletePrefix(`${exportPrefix(job.organizationId, job.id)}/`)
+    await repo.fail(job, ORGANIZATION_DELETED)
+    log.info({ exportId: job.id, organizationId: job.organizationId }, 'export_stopped_organization_deleted')
+  }
+
+  async function settle(
+    job: ClaimedExport,
+    err: unknown,
+    lost: AbortSignal,
+    deleted: AbortSignal,
+  ): Promise<void> {
+    if (deleted.aborted || (await deletions.isDeleted(job.organizationId))) {
+      await dropDeleted(job)
+      return
+    }
     if (stopping.signal.aborted) {
       await repo.release(job)
       log.info({ exportId: job.id }, 'export_released_at_shutdown')
@@ -125,13 +163,20 @@ export function startExportWorker(options: ExportWorkerOptions) {
       outcomes.inc({ outcome: 'failed' })
       return
     }
+    if (await deletions.isDeleted(job.organizationId)) {
+      await dropDeleted(job)
+      return
+    }
     const lost = new AbortController()
-    const signal = AbortSignal.any([lost.signal, stopping.signal])
-    const release = holdLease(job, lost)
+    const deleted = new AbortController()
+    const signal = AbortSignal.any([lost.signal, deleted.signal, stopping.signal])
+    const release = holdLease(job, lost, deleted)
     const started = Date.now()
     try {
       const manifest = await runExport(options, job, signal, () => repo.renew(job, leaseMs))
       release()
+      // Deleted while its manifest was written: what it wrote goes, as the deletion expects.
+      if (deleted.signal.aborted) throw deleted.signal.reason
       if (await repo.succeed(job, manifest)) {
         outcomes.inc({ outcome: 'succeeded' })
         rowsExported.inc({ format: job.format }, manifest.total_rows)
@@ -151,7 +196,7 @@ export function startExportWorker(options: ExportWorkerOptions) {
       } else log.warn({ exportId: job.id }, 'export_lease_lost')
     } catch (err) {
       release()
-      await settle(job, err, lost.signal)
+      await settle(job, err, lost.signal, deleted.signal)
     }
   }
 
