@@ -138,9 +138,23 @@ describe('OTLP span cap (TALLY_OTLP_MAX_SPANS)', () => {
       ),
       'application/x-protobuf',
     )
-    const message = `body: holds ${MAX_SPANS + 1} spans, more than the ${MAX_SPANS} one export may carry (TALLY_OTLP_MAX_SPANS); lower the exporter's batch size (OpenTelemetry SDKs: OTEL_BSP_MAX_EXPORT_BATCH_SIZE; Collector: send_batch_max_size)`
+    const message = `body: holds more than ${MAX_SPANS} spans, the most one export may carry (TALLY_OTLP_MAX_SPANS); lower the exporter's batch size (OpenTelemetry SDKs: OTEL_BSP_MAX_EXPORT_BATCH_SIZE; Collector: send_batch_max_size)`
     expect([json.status, await json.json()]).toEqual([413, { data: null, error: message }])
     expect([binary.status, await binary.json()]).toEqual([413, { data: null, error: message }])
+
+    // Empty groups cost memory too: as many as spans at most.
+    const empty = await post(
+      org,
+      Buffer.from(Array.from({ length: MAX_SPANS + 1 }, () => [0x0a, 0x00]).flat()),
+      'application/x-protobuf',
+    )
+    expect([empty.status, await empty.json()]).toEqual([
+      413,
+      {
+        data: null,
+        error: `body: holds more than ${MAX_SPANS} resourceSpans and scopeSpans, as many as the spans one export may carry (TALLY_OTLP_MAX_SPANS)`,
+      },
+    ])
 
     const atCap = await post(org, JSON.stringify(jsonExport(spans.slice(0, MAX_SPANS))), 'application/json')
     expect(atCap.status).toBe(200)

@@ -74,14 +74,34 @@ export interface DecodedExport {
   rejected: string[]
 }
 
-/** More spans in one export than the intake takes: the exporter's batch must shrink. */
-const tooManySpans = (count: number, max: number) =>
-  new AppError(
-    413,
-    'payload_too_large',
-    `body: holds ${count} spans, more than the ${max} one export may carry (TALLY_OTLP_MAX_SPANS); ` +
-      "lower the exporter's batch size (OpenTelemetry SDKs: OTEL_BSP_MAX_EXPORT_BATCH_SIZE; Collector: send_batch_max_size)",
-  )
+/**
+ * Counts what an export holds while its frame is walked, and stops the walk as soon as there is
+ * more than one export may carry: more spans (the exporter's batch must shrink), or more
+ * resourceSpans and scopeSpans, which cost memory as spans do even when empty.
+ */
+function frameCounter(max: number) {
+  let spans = 0
+  let groups = 0
+  return {
+    span() {
+      if (++spans > max)
+        throw new AppError(
+          413,
+          'payload_too_large',
+          `body: holds more than ${max} spans, the most one export may carry (TALLY_OTLP_MAX_SPANS); ` +
+            "lower the exporter's batch size (OpenTelemetry SDKs: OTEL_BSP_MAX_EXPORT_BATCH_SIZE; Collector: send_batch_max_size)",
+        )
+    },
+    group() {
+      if (++groups > max)
+        throw new AppError(
+          413,
+          'payload_too_large',
+          `body: holds more than ${max} resourceSpans and scopeSpans, as many as the spans one export may carry (TALLY_OTLP_MAX_SPANS)`,
+        )
+    },
+  }
+}
 
 /**
  * The spans of the (decompressed) body, or the whole request refused: 400 when the body is not an
@@ -93,34 +113,46 @@ export function decodeExport(body: Uint8Array, encoding: OtlpEncoding, maxSpans:
 
 const at = (r: number, s: number, i: number) => `resourceSpans.${r}.scopeSpans.${s}.spans.${i}`
 
-/** The length-delimited fields numbered `no` of a message's bytes, in order; other fields skipped. */
-function fieldsOf(bytes: Uint8Array, no: number): Uint8Array[] {
+/** Calls `visit` with each length-delimited field numbered `no` of a message's bytes, in order. */
+function eachField(bytes: Uint8Array, no: number, visit: (field: Uint8Array) => void): void {
   const reader = new BinaryReader(bytes)
-  const found: Uint8Array[] = []
   while (reader.pos < reader.len) {
     const [field, wireType] = reader.tag()
-    if (field === no && wireType === WireType.LengthDelimited) found.push(reader.bytes())
+    if (field === no && wireType === WireType.LengthDelimited) visit(reader.bytes())
     else reader.skip(wireType, field)
   }
+}
+
+function fieldsOf(bytes: Uint8Array, no: number): Uint8Array[] {
+  const found: Uint8Array[] = []
+  eachField(bytes, no, (field) => found.push(field))
   return found
 }
 
 /**
  * ExportTraceServiceRequest: resource_spans = 1; ResourceSpans: resource = 1, scope_spans = 2;
- * ScopeSpans: spans = 2. The frame is walked by hand, each span decoded alone.
+ * ScopeSpans: spans = 2. The frame is walked by hand, each span decoded alone. It is counted
+ * first, holding nothing: a body of millions of empty spans is refused before it is laid out.
  */
 function decodeBinary(body: Uint8Array, maxSpans: number): DecodedExport {
   let frame: { resource: Uint8Array[]; scopes: Uint8Array[][] }[]
   try {
+    const count = frameCounter(maxSpans)
+    eachField(body, 1, (rs) => {
+      count.group()
+      eachField(rs, 2, (ss) => {
+        count.group()
+        eachField(ss, 2, count.span)
+      })
+    })
     frame = fieldsOf(body, 1).map((rs) => ({
       resource: fieldsOf(rs, 1),
       scopes: fieldsOf(rs, 2).map((ss) => fieldsOf(ss, 2)),
     }))
   } catch (err) {
+    if (err instanceof AppError) throw err
     throw badRequest(`body: is not a protobuf ExportTraceServiceRequest (${protobufProblem(err)})`)
   }
-  const count = frame.reduce((n, r) => r.scopes.reduce((m, spans) => m + spans.length, n), 0)
-  if (count > maxSpans) throw tooManySpans(count, maxSpans)
 
   const rejected: string[] = []
   const options = { readUnknownFields: false, recursionLimit: RECURSION_LIMIT }
@@ -175,19 +207,22 @@ function decodeJson(body: Uint8Array, maxSpans: number): DecodedExport {
     throw badRequest(`body: is not valid JSON (${shortMessage(err)})`)
   }
   if (!isObject(json)) throw badRequest('body: must be an OTLP/JSON ExportTraceServiceRequest object')
+  const count = frameCounter(maxSpans)
   const frame = listAt(json, 'resourceSpans', 'body').map((rs, r) => {
+    count.group()
     const where = `body.resourceSpans.${r}`
     if (!isObject(rs)) throw badRequest(`${where}: must be an object`)
     return {
       resource: rs.resource,
       scopes: listAt(rs, 'scopeSpans', where).map((ss, s) => {
+        count.group()
         if (!isObject(ss)) throw badRequest(`${where}.scopeSpans.${s}: must be an object`)
-        return listAt(ss, 'spans', `${where}.scopeSpans.${s}`)
+        const spans = listAt(ss, 'spans', `${where}.scopeSpans.${s}`)
+        for (let i = 0; i < spans.length; i++) count.span()
+        return spans
       }),
     }
   })
-  const count = frame.reduce((n, r) => r.scopes.reduce((m, spans) => m + spans.length, n), 0)
-  if (count > maxSpans) throw tooManySpans(count, maxSpans)
 
   const rejected: string[] = []
   const options = { ignoreUnknownFields: true, recursionLimit: RECURSION_LIMIT }
