@@ -30,15 +30,22 @@ const WORKER = new URL(
   `)}`,
 )
 
-function pool(options: Partial<WorkerPoolOptions> = {}) {
-  return createWorkerPool<Job, string>({
+const unstarted = (options: Partial<WorkerPoolOptions> = {}) =>
+  createWorkerPool<Job, string>({
     file: WORKER,
     size: 1,
     maxQueued: 100,
+    maxQueuedBytes: 1000,
     maxQueuedPerKey: 100,
     deadlineMs: 60_000,
     ...options,
   })
+
+/** A pool whose worker has started and answered once: what a test submits next runs at once. */
+async function pool(options: Partial<WorkerPoolOptions> = {}) {
+  const started = unstarted(options)
+  await started.run('warm-up', { name: 'warm-up' })
+  return started
 }
 
 function gate() {
@@ -54,7 +61,7 @@ function gate() {
 
 describe('worker pool', () => {
   it('serves the key served least recently first: a flooding key does not keep another waiting', async () => {
-    const p = pool()
+    const p = await pool()
     const g = gate()
     const done: string[] = []
     const run = (key: string, job: Job) => p.run(key, job).then((name) => void done.push(name))
@@ -74,7 +81,7 @@ describe('worker pool', () => {
   })
 
   it('bounds what waits, per key and in all, and says which bound refused', async () => {
-    const p = pool({ maxQueuedPerKey: 2, maxQueued: 3 })
+    const p = await pool({ maxQueuedPerKey: 2, maxQueued: 3 })
     const g = gate()
     const running = p.run('a', { name: 'a1', gate: g.memory })
     const waiting = [p.run('a', { name: 'a2' }), p.run('a', { name: 'a3' })]
@@ -86,8 +93,20 @@ describe('worker pool', () => {
     await p.close()
   })
 
+  it('bounds the bytes waiting inputs hold, letting one task wait whatever it holds', async () => {
+    const p = await pool({ maxQueuedBytes: 100 })
+    const g = gate()
+    const running = p.run('a', { name: 'a1', gate: g.memory }, { bytes: 1000 })
+    const big = p.run('b', { name: 'b1' }, { bytes: 150 })
+    await expect(p.run('c', { name: 'c1' }, { bytes: 1 })).rejects.toMatchObject(new PoolFullError('all'))
+    g.open()
+    expect(await Promise.all([running, big])).toEqual(['a1', 'b1'])
+    expect(await p.run('c', { name: 'c2' }, { bytes: 100 })).toBe('c2')
+    await p.close()
+  })
+
   it('ends a task past its deadline, replaces its worker, and runs the next task', async () => {
-    const p = pool({ deadlineMs: 200 })
+    const p = await pool({ deadlineMs: 200 })
     const spinning = p.run('a', { name: 'forever', spin: true })
     const after = p.run('b', { name: 'next' })
     await expect(spinning).rejects.toBeInstanceOf(TaskDeadlineError)
@@ -96,7 +115,7 @@ describe('worker pool', () => {
   })
 
   it("carries a task's error with its status and code; a crashed worker is replaced", async () => {
-    const p = pool()
+    const p = await pool()
     await expect(
       p.run('a', {
         name: 'x',
@@ -109,7 +128,7 @@ describe('worker pool', () => {
   })
 
   it('refuses every task when its workers cannot start, rather than starting them again and again', async () => {
-    const p = pool({
+    const p = unstarted({
       file: new URL(`data:text/javascript,${encodeURIComponent('throw new Error("no module")')}`),
     })
     const first = await p.run('a', { name: 'x' }).catch((err: Error) => err)

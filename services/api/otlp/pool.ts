@@ -8,7 +8,8 @@ import { type Transferable, Worker } from 'node:worker_threads'
  * past which its worker is ended and replaced.
  */
 export interface WorkerPool<In, Out> {
-  run(key: string, input: In, transfer?: Transferable[]): Promise<Out>
+  /** `bytes`: what the input holds, counted against maxQueuedBytes while it waits; `transfer`: moved, not copied. */
+  run(key: string, input: In, options?: { bytes?: number; transfer?: Transferable[] }): Promise<Out>
   /** Workers, tasks in a worker now, and tasks waiting for one. */
   stats(): { size: number; running: number; waiting: number }
   close(): Promise<void>
@@ -21,9 +22,10 @@ export interface WorkerPoolOptions {
    */
   file: URL
   size: number
-  /** Tasks waiting (not running) at most, in all and per key. */
+  /** Tasks waiting (not running) at most, in all and per key, and the bytes their inputs hold in all. */
   maxQueued: number
   maxQueuedPerKey: number
+  maxQueuedBytes: number
   /** How long a task may run in its worker. */
   deadlineMs: number
 }
@@ -60,6 +62,7 @@ export class TaskError extends Error {
 interface Task<In, Out> {
   key: string
   input: In
+  bytes: number
   transfer: Transferable[]
   resolve(value: Out): void
   reject(err: Error): void
@@ -69,6 +72,8 @@ interface Slot<In, Out> {
   worker: Worker
   task?: Task<In, Out>
   timer?: NodeJS.Timeout
+  /** Its module has loaded: it takes tasks from then on, so a deadline counts the task alone. */
+  ready?: boolean
   /** Ended or failed: it takes no task and is replaced once it has exited. */
   retired?: boolean
 }
@@ -85,6 +90,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   const running = new Map<string, number>()
   let served = 0
   let queued = 0
+  let queuedBytes = 0
   let closed = false
   /** Why workers cannot start (their module fails to load): every task is refused with it. */
   let broken: Error | undefined
@@ -123,8 +129,8 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     slot.worker.unref()
     slot.worker.on('message', (reply: Reply<Out>) => {
       if ('ready' in reply) {
-        ready = true
-        return
+        slot.ready = true
+        return next()
       }
       if (slot.retired) return
       if ('error' in reply)
@@ -132,10 +138,9 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       else settle(slot, { output: reply.output })
       next()
     })
-    let ready = false
     slot.worker.on('error', (err) => {
       // A worker that fails before its module has loaded would fail again: no replacement loop.
-      if (!ready) broken ??= err
+      if (!slot.ready) broken ??= err
       retire(slot, err)
     })
     slot.worker.on('exit', () => {
@@ -153,6 +158,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     const waiting = [...queues.entries()]
     queues.clear()
     queued = 0
+    queuedBytes = 0
     for (const [key, tasks] of waiting) {
       forgetIfIdle(key)
       for (const task of tasks) task.reject(err)
@@ -173,6 +179,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     const task = tasks.shift() as Task<In, Out>
     if (tasks.length === 0) queues.delete(chosen)
     queued--
+    queuedBytes -= task.bytes
     lastServed.set(chosen, ++served)
     running.set(chosen, (running.get(chosen) ?? 0) + 1)
     return task
@@ -180,7 +187,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
 
   function next() {
     for (const slot of slots) {
-      if (slot.task || slot.retired) continue
+      if (slot.task || slot.retired || !slot.ready) continue
       const task = take()
       if (!task) return
       slot.task = task
@@ -196,16 +203,19 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   for (let i = 0; i < options.size; i++) slots.push(spawn())
 
   return {
-    run(key, input, transfer = []) {
+    run(key, input, { bytes = 0, transfer = [] } = {}) {
       if (closed) return Promise.reject(new Error('the worker pool is closed'))
       if (broken) return Promise.reject(broken)
       const tasks = queues.get(key) ?? []
       if (tasks.length >= options.maxQueuedPerKey) return Promise.reject(new PoolFullError('key'))
-      if (queued >= options.maxQueued) return Promise.reject(new PoolFullError('all'))
+      // One task may wait whatever it holds: the bytes bound the others behind it.
+      if (queued >= options.maxQueued || (queued > 0 && queuedBytes + bytes > options.maxQueuedBytes))
+        return Promise.reject(new PoolFullError('all'))
       return new Promise<Out>((resolve, reject) => {
-        tasks.push({ key, input, transfer, resolve, reject })
+        tasks.push({ key, input, bytes, transfer, resolve, reject })
         queues.set(key, tasks)
         queued++
+        queuedBytes += bytes
         next()
       })
     },

@@ -95,12 +95,14 @@ const bytes = { type: 'string', format: 'binary' }
 /**
  * The decoding threads: one core is left to the event loop (and so to the routes that answer
  * fast). Exports waiting for a thread: a few per organization (an exporter sends one at a time,
- * a Collector a handful), a bounded number in all.
+ * a Collector a handful), a bounded number and bytes in all.
  */
 const POOL = {
   size: Math.max(1, Math.min(4, availableParallelism() - 1)),
   maxQueuedPerKey: 8,
   maxQueued: 64,
+  // Bodies waiting are held in memory: a few dozen MiB, whatever the number of exports.
+  maxQueuedBytes: 64 * 1024 * 1024,
   deadlineMs: 20_000,
 }
 
@@ -197,9 +199,11 @@ export function otlpRoutes(deps: {
             maxSpans: deps.maxSpans,
             defaults: defaultsOf(request),
           }
-          const outcomes = await pool.run(organizationId, task, [copy.buffer]).catch((err) => {
-            throw poolError(err)
-          })
+          const outcomes = await pool
+            .run(organizationId, task, { bytes: copy.length, transfer: [copy.buffer] })
+            .catch((err) => {
+              throw poolError(err)
+            })
 
           const events: IntakeEvent[] = []
           const reasons: string[] = []
