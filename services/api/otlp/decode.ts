@@ -1,45 +1,15 @@
-import { promisify } from 'node:util'
-import { gunzip } from 'node:zlib'
-import { create, fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
+import { fromBinary, fromJson, type JsonValue } from '@bufbuild/protobuf'
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
 import { AppError, badRequest } from '../../shared/errors.ts'
-import { ExportTraceServiceResponseSchema } from './gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 import { type Resource, ResourceSchema } from './gen/opentelemetry/proto/resource/v1/resource_pb.js'
 import { type Span, SpanSchema } from './gen/opentelemetry/proto/trace/v1/trace_pb.js'
 
 // OTLP/HTTP (https://opentelemetry.io/docs/specs/otlp/#otlphttp): a body of one
-// ExportTraceServiceRequest, binary protobuf or OTLP/JSON, optionally gzip-encoded. Decoded with the
-// code generated from the vendored opentelemetry-proto files (npm run generate:otlp).
+// ExportTraceServiceRequest, binary protobuf or OTLP/JSON (inflated first by http.ts when gzip).
+// Decoded in a worker thread (worker.ts) with the code generated from the vendored
+// opentelemetry-proto files (npm run generate:otlp).
 
 export type OtlpEncoding = 'protobuf' | 'json'
-
-const unzip = promisify(gunzip)
-
-const tooLarge = (limit: number) =>
-  new AppError(413, 'payload_too_large', `body: is larger than ${limit} bytes once decompressed`)
-
-/** The body without its Content-Encoding: gzip is inflated to at most `limit` bytes (413 beyond). */
-export async function decodeContent(
-  body: Buffer,
-  encoding: string | undefined,
-  limit: number,
-): Promise<Buffer> {
-  const coding = (encoding ?? 'identity').trim().toLowerCase()
-  if (coding === 'identity' || coding === '') return body
-  if (coding !== 'gzip')
-    throw new AppError(
-      415,
-      'unsupported_encoding',
-      `Content-Encoding: must be gzip or identity, got ${JSON.stringify(coding.slice(0, 40))}`,
-    )
-  try {
-    // maxOutputLength stops inflating at the limit: a small bomb never grows past it in memory.
-    return await unzip(body, { maxOutputLength: limit })
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limit)
-    throw badRequest('body: is not valid gzip data (Content-Encoding: gzip)')
-  }
-}
 
 /**
  * Message nesting the decoder follows (the library's default is 100). A structured attribute
@@ -288,29 +258,4 @@ function protobufProblem(err: unknown): string {
 function shortMessage(err: unknown): string {
   const text = String((err as Error)?.message ?? err)
   return text.length > 200 ? `${text.slice(0, 200)}…` : text
-}
-
-/**
- * The ExportTraceServiceResponse: partial_success set only when spans were rejected (or a warning
- * is due), as the OTLP specification asks; in the request's own encoding.
- */
-export function encodeResponse(
-  encoding: OtlpEncoding,
-  rejected: number,
-  message: string,
-): { contentType: string; body: Buffer | string } {
-  const response = create(ExportTraceServiceResponseSchema, {
-    ...(rejected > 0 || message
-      ? { partialSuccess: { rejectedSpans: BigInt(rejected), errorMessage: message } }
-      : {}),
-  })
-  return encoding === 'protobuf'
-    ? {
-        contentType: 'application/x-protobuf',
-        body: Buffer.from(toBinary(ExportTraceServiceResponseSchema, response)),
-      }
-    : {
-        contentType: 'application/json',
-        body: JSON.stringify(toJson(ExportTraceServiceResponseSchema, response)),
-      }
 }
