@@ -196,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         intake: requests.intake,
         maxBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
         maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+        maxSpans: deps.config.TALLY_OTLP_MAX_SPANS,
       }),
     )
     await api.register(

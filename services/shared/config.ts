@@ -190,6 +190,8 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /** Most spans one OTLP export may carry (413 beyond, naming the exporter's batch setting). */
+  TALLY_OTLP_MAX_SPANS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
   TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),

@@ -54,6 +54,16 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
     expect(await api.count(org)).toBe(0)
   })
 
+  it.each([
+    [1e20, 'body.events.0.prompt_tokens: must be at most 2147483647'],
+    [-1e20, 'body.events.0.prompt_tokens: must be at least 0'],
+    [1.5, 'body.events.0.prompt_tokens: must be a whole number'],
+  ])('names the bound a whole number past 2^53 breaks (prompt_tokens: %d), once', async (tokens, message) => {
+    const org = await tally.newOrg()
+    const res = await api.log(org, { model: 'gpt-4o', prompt_tokens: tokens })
+    expect({ status: res.status, error: res.error }).toEqual({ status: 400, error: message })
+  })
+
   it('accepts a created_at up to a day ahead (clock skew)', async () => {
     const org = await tally.newOrg()
     const res = await api.log(org, { created_at: Date.now() + 12 * 60 * 60 * 1000, model: 'gpt-4o' })

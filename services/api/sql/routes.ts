@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { clientGone } from '../http/client-gone.ts'
-import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { SqlRunner } from './runner.ts'
 
@@ -94,7 +94,8 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         description:
           "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
           "Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over " +
-          'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window). The answer is streamed as ClickHouse ' +
+          'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window); ClickHouse busy or unreachable is 503. ' +
+          'The answer is streamed as ClickHouse ' +
           "writes it, in the request's format. See docs/data-teams.md.",
         body: sqlQueryBody,
         response: {
@@ -108,7 +109,7 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
               'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
             },
           },
-          ...errorResponses,
+          ...queryErrorResponses,
           ...bodyErrorResponses,
         },
       },

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { PassThrough, type Readable, Transform } from 'node:stream'
 import { text } from 'node:stream/consumers'
 import { pipeline } from 'node:stream/promises'
-import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
+import { clickHouseAnswer } from '../../shared/clickhouse/errors.ts'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { endQuery } from '../../shared/clickhouse/query-end.ts'
 import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
@@ -86,23 +87,6 @@ const queriesTotal = new Counter({
   labelNames: ['outcome'],
 })
 
-/** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as the caller reads it. */
-function callerMessage(err: ClickHouseError): string {
-  return err.message
-    .replace(/^Code: \d+\. DB::Exception: /, '')
-    .replace(/\s*\(version [^)]*\)\s*$/, '')
-    .trim()
-}
-
-/** Errors of the server rather than of the query: the caller should retry, not rewrite. */
-const SERVER_SIDE = new Set([
-  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
-  '209', // SOCKET_TIMEOUT
-  '210', // NETWORK_ERROR
-  '242', // TABLE_IS_READ_ONLY
-  '394', // QUERY_WAS_CANCELLED
-])
-
 export function createSqlRunner(
   client: ClickHouseClient,
   admin: ClickHouseClient,
@@ -125,18 +109,7 @@ export function createSqlRunner(
   function toCallerError(err: unknown, deadlinePassed: boolean): AppError | undefined {
     if (err instanceof AppError) return err
     if (err instanceof SqlRefused) return badRequest(`sql: ${err.message}`)
-    const limit = limits.exceeded(deadlinePassed ? new DeadlinePassed() : err)
-    if (limit) return limit
-    if (err instanceof ClickHouseError) {
-      if (SERVER_SIDE.has(err.code))
-        return new AppError(
-          503,
-          'clickhouse_busy',
-          `ClickHouse could not run the query now: ${callerMessage(err)}; retry`,
-        )
-      return badRequest(`sql: ${callerMessage(err)}`)
-    }
-    return undefined
+    return limits.exceeded(deadlinePassed ? new DeadlinePassed() : err) ?? clickHouseAnswer(err, 'sql: ')
   }
 
   /** Ends the server's query (KILL … SYNC) and waits for it to be gone, or says it was not confirmed. */
