@@ -236,8 +236,9 @@ async function run(ready: { url: string; key: string }, pool: Pool) {
   // map (OTLP), without HTTP, the event codec or ClickHouse, which both paths share.
   const { inputProblem } = await import('../services/api/http/inputs.ts')
   const { intakeEvent } = await import('../services/api/requests/intake.ts')
-  const { decodeRequest } = await import('../services/api/otlp/decode.ts')
-  const { mapExport } = await import('../services/api/otlp/mapping.ts')
+  const { decodeAndMap } = await import('../services/api/otlp/worker.ts')
+  const decodeMap = (body: Uint8Array, encoding: 'protobuf' | 'json') =>
+    decodeAndMap({ body, encoding, maxSpans: Number.POSITIVE_INFINITY, defaults: { properties: {} } })
   const events = intakeEvent.array()
   const steps: ((body: string | Buffer) => void)[] = [
     (body) => {
@@ -245,8 +246,8 @@ async function run(ready: { url: string; key: string }, pool: Pool) {
       if (inputProblem(parsed, 'body')) throw new Error('input rules refused a bench event')
       events.parse(parsed.events)
     },
-    (body) => mapExport(decodeRequest(body as Buffer, 'protobuf'), { properties: {} }),
-    (body) => mapExport(decodeRequest(Buffer.from(body as string), 'json'), { properties: {} }),
+    (body) => decodeMap(body as Buffer, 'protobuf'),
+    (body) => decodeMap(Buffer.from(body as string), 'json'),
   ]
   const cpu = steps.map((step, i) => {
     const bodies = prepared[i] as (string | Buffer)[]

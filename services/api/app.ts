@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
+import type { Scratch } from '../shared/scratch.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { createExportRepo } from './exports/repo.ts'
@@ -51,9 +52,20 @@ export interface AppDeps {
   publisher: EventPublisher
   rateLimiter: RateLimiter
   readiness: ReadinessCheck[]
+  /**
+   * This process's scratch folder under TALLY_DATA_DIR: a deletion sweeps the folders that
+   * processes killed mid-export left beside it.
+   */
+  scratch: Scratch
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+/** Where callers reach this API (publicUrl), once it listens: with PORT=0 the port it was given. */
+export function apiUrl(app: FastifyInstance, config: Config): string {
+  const address = app.server.address()
+  return publicUrl(config, address && typeof address === 'object' ? address.port : config.PORT)
+}
 
 /** The Tally API: every route, one error envelope, auth and rate limits on /v1, /v2 and /admin/v1. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -127,7 +139,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxAge: 600,
     })
   }
-  await installOpenApi(app, publicUrl(deps.config))
+  await installOpenApi(app, () => apiUrl(app, deps.config))
 
   await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())
@@ -148,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         rateLimitPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
         keys,
         forgetKey: auth.forget,
+        exportLeaseMs: deps.config.TALLY_EXPORT_LEASE,
       }),
     )
   }
@@ -184,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         intake: requests.intake,
         maxBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
         maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
+        maxSpans: deps.config.TALLY_OTLP_MAX_SPANS,
       }),
     )
     await api.register(

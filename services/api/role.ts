@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import { publicUrl } from '../shared/config.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openRateLimiter } from '../shared/rate-limit.ts'
+import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
-import { buildApp } from './app.ts'
+import { apiUrl, buildApp } from './app.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
 import { openSqlAccess } from './sql/engine-user.ts'
@@ -27,6 +27,10 @@ export const apiRole: ServingRole<ApiStarted> = {
     shutdown.add('rate limiter', () => rateLimiter.close())
     const clickhouse = needed(engines.clickhouse, 'clickhouse', 'api')
     const blobs = needed(engines.blobs, 'blobs', 'api')
+    // Exporters write export parts in scratch folders under TALLY_DATA_DIR; a deletion sweeps
+    // those that processes killed mid-export left (this one's own claim tells it from theirs).
+    const scratch = await openScratch(config.TALLY_DATA_DIR, log)
+    shutdown.add('scratch folder', () => scratch.close())
     const app = await buildApp({
       config,
       log,
@@ -37,6 +41,7 @@ export const apiRole: ServingRole<ApiStarted> = {
       publisher,
       rateLimiter,
       readiness,
+      scratch,
     })
     await app.listen({ port: config.PORT, host: config.HOST })
     shutdown.add('api', () => app.close())
@@ -56,9 +61,7 @@ export const apiRole: ServingRole<ApiStarted> = {
       const opened = door
       shutdown.add('analyst door', () => opened.close())
     }
-    const address = app.server.address()
-    const port = address && typeof address === 'object' ? address.port : config.PORT
-    const url = publicUrl({ ...config, PORT: port })
+    const url = apiUrl(app, config)
     setPublicUrl(url)
     const analyst =
       door && clickhouse.analyst

@@ -1,4 +1,5 @@
 import type { Config } from '../shared/config.ts'
+import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
@@ -18,6 +19,7 @@ export interface Dispatcher {
 /** The dispatcher role: the event handler and the delivery worker, over one webhook cache. */
 export async function startDispatcher(config: Config, sql: Sql, log: Logger): Promise<Dispatcher> {
   const directory = await createWebhookDirectory(sql, log)
+  const deletions = await createDeletedOrganizations(sql, log)
   const repo = createDeliveryRepo(sql)
   const sender = createSender({
     allowPrivateNetworks: config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -36,7 +38,7 @@ export async function startDispatcher(config: Config, sql: Sql, log: Logger): Pr
     perDestination: config.TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION,
     maxHeldBytes: config.TALLY_WEBHOOK_HELD_BYTES,
   })
-  const handler = createDispatchHandler({ directory, repo, worker, leaseMs, log })
+  const handler = createDispatchHandler({ directory, deletions, repo, worker, leaseMs, log })
   log.info(
     {
       schedule: config.TALLY_WEBHOOK_RETRY_SCHEDULE.length,
@@ -50,6 +52,7 @@ export async function startDispatcher(config: Config, sql: Sql, log: Logger): Pr
       await worker.stop()
       await sender.close()
       await directory.close()
+      await deletions.close()
     },
   }
 }

@@ -1,4 +1,5 @@
 import { Counter } from 'prom-client'
+import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -21,18 +22,22 @@ const recorded = new Counter({
  */
 export function createDispatchHandler(deps: {
   directory: WebhookDirectory
+  /** Events of a deleted organization get no delivery. */
+  deletions: Pick<DeletedOrganizations, 'among'>
   repo: DeliveryRepo
   worker: DeliveryWorker
   leaseMs: number
   log: Logger
 }): EventHandler {
-  const { directory, repo, worker, leaseMs, log } = deps
+  const { directory, deletions, repo, worker, leaseMs, log } = deps
   return {
     name: 'dispatcher',
     permanent: deliveryErrorReason,
-    async handle(events: RequestEvent[]) {
-      if (events.length === 0) return
+    async handle(batch: RequestEvent[]) {
+      if (batch.length === 0) return
       const started = Date.now()
+      const deleted = await deletions.among(batch.map((e) => e.organization_id))
+      const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))
       const webhooks = await directory.forOrganizations([...new Set(events.map((e) => e.organization_id))])
       const deliveries: NewDelivery[] = []
       const room = worker.room()

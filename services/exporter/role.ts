@@ -1,4 +1,6 @@
+import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
 import { needed, type WorkerRole } from '../shared/process/role.ts'
+import { openScratch } from '../shared/scratch.ts'
 import { createExportJobs } from './jobs.ts'
 import { createExportQueries } from './query.ts'
 import { startExportWorker } from './worker.ts'
@@ -13,6 +15,12 @@ export const exporterRole: WorkerRole = {
       return
     }
     const { sql } = needed(engines.postgres, 'postgres', 'exporter')
+    // Both closed after the worker stops (steps run in reverse): its parts are written in the
+    // scratch folder, and its jobs listen for deletions until they end.
+    const scratch = await openScratch(config.TALLY_DATA_DIR, log)
+    shutdown.add('scratch folder', () => scratch.close())
+    const deletions = await createDeletedOrganizations(sql, log)
+    shutdown.add('deleted organizations', () => deletions.close())
     const worker = await startExportWorker({
       sql,
       jobs: createExportJobs(sql),
@@ -31,6 +39,8 @@ export const exporterRole: WorkerRole = {
       maxPending: config.TALLY_EXPORT_MAX_PENDING,
       maxBytesPerHour: config.TALLY_EXPORT_MAX_BYTES_PER_HOUR,
       retrySchedule: config.TALLY_EXPORT_RETRY_SCHEDULE,
+      scratchDir: scratch.dir,
+      deletions,
     })
     // Stopped before the engines close: running exports are handed back, due at once.
     shutdown.add('exporter', () => worker.stop())

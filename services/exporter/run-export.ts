@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
@@ -35,6 +34,8 @@ export async function runExport(
     stepTimeoutMs: number
     /** Counts a stored file's bytes against the organization's bytes per hour. */
     countBytes: (bytes: number) => Promise<void>
+    /** Where the parts wait for their upload: this process's scratch folder (shared/scratch.ts). */
+    scratchDir: string
   },
   job: ClaimedExport,
   signal: AbortSignal,
@@ -54,7 +55,7 @@ export async function runExport(
     filter: compileRequestFilter(job.filter, { path: 'filter' }),
   }
   const prefix = exportPrefix(job.organizationId, job.id)
-  const dir = await mkdtemp(join(tmpdir(), 'tally-export-'))
+  const dir = await mkdtemp(join(deps.scratchDir, `export-${job.id}-`))
   const files: Manifest['files'] = []
   try {
     let after: Cursor | null = null

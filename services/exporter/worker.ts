@@ -2,8 +2,9 @@ import { ClickHouseError } from '@clickhouse/client'
 import { Counter, Gauge } from 'prom-client'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { bytesText } from '../shared/clickhouse/query-limits.ts'
+import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import { AppError } from '../shared/errors.ts'
-import { EXPORTS_CHANNEL } from '../shared/exports/contract.ts'
+import { EXPORTS_CHANNEL, exportPrefix } from '../shared/exports/contract.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ClaimedExport, ExportJobs } from './jobs.ts'
@@ -61,7 +62,14 @@ export interface ExportWorkerOptions {
   maxBytesPerHour: number
   /** Waits before retries 1, 2, …; attempts beyond its length fail the export. */
   retrySchedule: readonly number[]
+  /** This process's scratch folder: parts wait there for their upload. */
+  scratchDir: string
+  /** A job of an organization whose deletion began stops, and removes what it wrote. */
+  deletions: Pick<DeletedOrganizations, 'isDeleted' | 'onDeleted'>
 }
+
+/** The reason kept on an export stopped because its organization is being deleted (until its row goes too). */
+const ORGANIZATION_DELETED = 'the organization was deleted'
 
 /** Why an attempt failed, as the export's owner reads it (GET /v1/exports/{id}). */
 function reasonOf(err: unknown): string {
@@ -99,7 +107,7 @@ const FORGET_EVERY_MS = 60_000
  * the attempts run out; then the export is failed, reason kept.
  */
 export async function startExportWorker(options: ExportWorkerOptions) {
-  const { jobs, log, leaseMs, pollMs, retrySchedule, concurrency, maxBytesPerHour } = options
+  const { jobs, log, leaseMs, pollMs, retrySchedule, concurrency, maxBytesPerHour, deletions } = options
   const maxAttempts = retrySchedule.length + 1
   const stopping = new AbortController()
   const runs = new Set<Promise<void>>()
@@ -128,22 +136,52 @@ export async function startExportWorker(options: ExportWorkerOptions) {
   // A reconnect may have missed notifications: look again.
   const listener = await options.sql.listen(EXPORTS_CHANNEL, wake, wake)
 
-  /** Keeps the lease while the job runs; aborts the job when the lease is lost. */
-  function holdLease(job: ClaimedExport, lost: AbortController) {
+  /**
+   * Keeps the lease while the job runs; aborts the job when the lease is lost, or its
+   * organization's deletion begins (announced at once; asked too at each renewal).
+   */
+  function holdLease(job: ClaimedExport, lost: AbortController, deleted: AbortController) {
     let expiresAt = Date.now() + leaseMs
+    const stopWatching = deletions.onDeleted((organizationId) => {
+      if (organizationId === job.organizationId) deleted.abort(new Error(ORGANIZATION_DELETED))
+    })
     const timer = setInterval(async () => {
       try {
-        if (await jobs.renew(job, leaseMs)) expiresAt = Date.now() + leaseMs
+        if (await deletions.isDeleted(job.organizationId)) deleted.abort(new Error(ORGANIZATION_DELETED))
+        else if (await jobs.renew(job, leaseMs)) expiresAt = Date.now() + leaseMs
         else lost.abort(new Error('lease lost'))
       } catch (err) {
         log.warn({ err, exportId: job.id }, 'export_lease_renewal_failed')
         if (Date.now() >= expiresAt) lost.abort(new Error('lease expired'))
       }
     }, leaseMs / 3)
-    return () => clearInterval(timer)
+    return () => {
+      clearInterval(timer)
+      stopWatching()
+    }
   }
 
-  async function settle(job: ClaimedExport, err: unknown, lost: AbortSignal): Promise<void> {
+  /**
+   * The job's organization is being deleted: removes the files the job wrote, then gives up the
+   * lease. The deletion waits for that (no export of the organization running under a lease)
+   * before it removes the organization's files itself, so none is written after it.
+   */
+  async function dropDeleted(job: ClaimedExport): Promise<void> {
+    await options.blobs.deletePrefix(`${exportPrefix(job.organizationId, job.id)}/`)
+    await jobs.fail(job, ORGANIZATION_DELETED)
+    log.info({ exportId: job.id, organizationId: job.organizationId }, 'export_stopped_organization_deleted')
+  }
+
+  async function settle(
+    job: ClaimedExport,
+    err: unknown,
+    lost: AbortSignal,
+    deleted: AbortSignal,
+  ): Promise<void> {
+    if (deleted.aborted || (await deletions.isDeleted(job.organizationId))) {
+      await dropDeleted(job)
+      return
+    }
     if (stopping.signal.aborted) {
       await jobs.release(job)
       log.info({ exportId: job.id }, 'export_released_at_shutdown')
@@ -172,14 +210,21 @@ export async function startExportWorker(options: ExportWorkerOptions) {
       outcomes.inc({ outcome: 'failed' })
       return
     }
+    if (await deletions.isDeleted(job.organizationId)) {
+      await dropDeleted(job)
+      return
+    }
     const lost = new AbortController()
-    const signal = AbortSignal.any([lost.signal, stopping.signal])
-    const release = holdLease(job, lost)
+    const deleted = new AbortController()
+    const signal = AbortSignal.any([lost.signal, deleted.signal, stopping.signal])
+    const release = holdLease(job, lost, deleted)
     const started = Date.now()
     const deps = { ...options, countBytes: (bytes: number) => jobs.recordBytes(job.organizationId, bytes) }
     try {
       const manifest = await runExport(deps, job, signal, () => jobs.renew(job, leaseMs))
       release()
+      // Deleted while its manifest was written: what it wrote goes, as the deletion expects.
+      if (deleted.signal.aborted) throw deleted.signal.reason
       if (await jobs.succeed(job, manifest)) {
         outcomes.inc({ outcome: 'succeeded' })
         rowsExported.inc({ format: job.format }, manifest.total_rows)
@@ -200,7 +245,7 @@ export async function startExportWorker(options: ExportWorkerOptions) {
       } else log.warn({ exportId: job.id }, 'export_lease_lost')
     } catch (err) {
       release()
-      await settle(job, err, lost.signal)
+      await settle(job, err, lost.signal, deleted.signal)
     }
   }
 

@@ -1,13 +1,19 @@
 import { Counter, Histogram } from 'prom-client'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
+import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
+import { createDeletionSweeper } from './sweeper.ts'
 
 const written = new Counter({
   name: 'tally_events_written_total',
   help: 'Rows inserted into request_response_rmt (a redelivered event is written again and replaced)',
+})
+const dropped = new Counter({
+  name: 'tally_ingest_events_dropped_total',
+  help: 'Events not written because their organization was deleted',
 })
 const batchSize = new Histogram({
   name: 'tally_ingest_batch_events',
@@ -61,27 +67,46 @@ function rowErrorReason(err: unknown): string | undefined {
 /**
  * Writes each batch to request_response_rmt in one insert. A re-ingested request has the same
  * sorting key, so ReplacingMergeTree keeps one row; queries read with FINAL until merges catch up.
+ * Events of deleted organizations are dropped (and what may have been written of them is swept).
  */
-export function createIngestHandler(client: ClickHouseClient, log: Logger): EventHandler {
+export function createIngestHandler(
+  client: ClickHouseClient,
+  log: Logger,
+  deletions: DeletedOrganizations,
+): EventHandler {
+  const sweeper = createDeletionSweeper(client, deletions, log)
+
+  async function write(batch: RequestEvent[]): Promise<void> {
+    const deleted = await deletions.among(batch.map((e) => e.organization_id))
+    const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))
+    if (deleted.size > 0) {
+      dropped.inc(batch.length - events.length)
+      for (const organizationId of deleted) await sweeper.dropping(organizationId)
+    }
+    if (events.length === 0) return
+    // Before the insert: one that fails may still have written.
+    sweeper.writes(new Set(events.map((e) => e.organization_id)))
+    const stop = batchSeconds.startTimer()
+    try {
+      await client.insert({
+        table: REQUEST_TABLE,
+        columns: [...INSERT_COLUMNS],
+        values: events.map(toCompactRow),
+        format: 'JSONCompactEachRow',
+      })
+    } finally {
+      stop()
+    }
+    written.inc(events.length)
+    batchSize.observe(events.length)
+    log.debug({ batch: events.length }, 'ingest_batch_written')
+  }
+
   return {
     name: 'ingest',
     permanent: rowErrorReason,
     async handle(events: RequestEvent[]) {
-      if (events.length === 0) return
-      const stop = batchSeconds.startTimer()
-      try {
-        await client.insert({
-          table: REQUEST_TABLE,
-          columns: [...INSERT_COLUMNS],
-          values: events.map(toCompactRow),
-          format: 'JSONCompactEachRow',
-        })
-      } finally {
-        stop()
-      }
-      written.inc(events.length)
-      batchSize.observe(events.length)
-      log.debug({ batch: events.length }, 'ingest_batch_written')
+      if (events.length > 0) await sweeper.writing(write(events))
     },
   }
 }

@@ -3,13 +3,11 @@ import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { SQL_CEILINGS } from './clickhouse-server/config.ts'
 
-const optionalString = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()))
+// Values reach the schema trimmed, and an empty one not at all (readVariables): unset.
+const optionalString = z.string().optional()
 
 const bool = z
-  .enum(['true', 'false', '1', '0', ''])
+  .enum(['true', 'false', '1', '0'])
   .optional()
   .transform((v) => v === 'true' || v === '1')
 
@@ -34,16 +32,23 @@ const MiB = 1024 ** 2
 const count = (fallback: number) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(fallback)
 
-/** A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` when given. */
-const duration = (fallback: string, atLeast?: string) =>
+/**
+ * A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` and at most
+ * `atMost` when given. A timer given more than 2^31 - 1 ms (about 24.8 days) fires at once, so a
+ * timeout needs an upper bound.
+ */
+const duration = (fallback: string, atLeast?: string, atMost?: string) =>
   z
     .string()
     .default(fallback)
     .transform((text, ctx) => {
       try {
         const ms = parseDuration(text)
-        if (atLeast === undefined || ms >= parseDuration(atLeast)) return ms
-        ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
+        if (atLeast !== undefined && ms < parseDuration(atLeast))
+          ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
+        else if (atMost !== undefined && ms > parseDuration(atMost))
+          ctx.addIssue({ code: 'custom', message: `must be at most ${atMost}` })
+        else return ms
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message })
       }
@@ -102,6 +107,8 @@ const configSchema = z.object({
   }),
   TALLY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: optionalString,
+  /** How long a new Postgres connection may take, from connecting to the server ready for queries. */
+  TALLY_POSTGRES_CONNECT_TIMEOUT: duration('10s', '100ms', '10m'),
   CLICKHOUSE_URL: optionalString,
   /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),
@@ -143,6 +150,10 @@ const configSchema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   S3_ACCESS_KEY_ID: optionalString,
   S3_SECRET_ACCESS_KEY: optionalString,
+  /** How long connecting to S3 may take. */
+  TALLY_S3_CONNECT_TIMEOUT: duration('5s', '100ms', '10m'),
+  /** How long one S3 operation may take, retries and the answer's body included (a multipart upload: each part). */
+  TALLY_S3_REQUEST_TIMEOUT: duration('30s', '100ms', '1h'),
   REDIS_URL: optionalString,
   /** Browser origins allowed to call the API (CORS), comma-separated; none by default. */
   TALLY_CORS_ORIGINS: z
@@ -179,6 +190,8 @@ const configSchema = z.object({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /** Most spans one OTLP export may carry (413 beyond, naming the exporter's batch setting). */
+  TALLY_OTLP_MAX_SPANS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
   TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),
@@ -255,7 +268,7 @@ const configSchema = z.object({
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
   /** Bytes of delivery bodies one dispatcher holds in memory (queued, in flight, outcome unwritten). */
   TALLY_WEBHOOK_HELD_BYTES: count(64 * MiB),
-  /** Exports (docs/exports.md): export jobs each API process runs at once; 0: this process runs none. */
+  /** Exports (docs/exports.md): export jobs each exporter runs at once; 0: this exporter runs none. */
   TALLY_EXPORT_CONCURRENCY: z.coerce.number().int().min(0).max(64).default(1),
   /** Exports of one organization queued or running at once (POST beyond: 429), and of one schedule (it waits). */
   TALLY_EXPORT_MAX_PENDING: z.coerce.number().int().min(1).max(10_000).default(20),
@@ -269,7 +282,7 @@ const configSchema = z.object({
   TALLY_EXPORT_RETRY_SCHEDULE: retrySchedule('30s,2m,10m,30m,1h'),
   /** How long a claimed export stays its process's without a renewal; a dead process's export is taken over after it. */
   TALLY_EXPORT_LEASE: duration('60s', '1s'),
-  /** How often an idle worker looks for due exports and schedules. */
+  /** The longest an idle exporter sleeps without a notification before it looks for due work. */
   TALLY_EXPORT_POLL_INTERVAL: duration('5s', '10ms'),
   /** How long each ClickHouse query of an export (one file, a count) may run. */
   TALLY_EXPORT_QUERY_TIMEOUT: duration('10m', '1s'),
@@ -283,9 +296,26 @@ export type Config = z.infer<typeof configSchema>
 
 export class ConfigError extends Error {}
 
+/** Every variable the configuration reads. */
+export const CONFIG_VARIABLES = Object.keys(configSchema.shape) as (keyof Config)[]
+
+/**
+ * The variables as the schema reads them: without the whitespace around their values, and
+ * without those left empty. `TALLY_DATA_DIR=` in a compose file or a `.env` means "unset", for
+ * every variable alike, never an empty path or an empty list.
+ */
+function readVariables(env: NodeJS.ProcessEnv): Record<string, string> {
+  const set: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    const text = value?.trim()
+    if (text) set[name] = text
+  }
+  return set
+}
+
 /** Parses the environment; throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env)
+  const result = configSchema.safeParse(readVariables(env))
   if (result.success) {
     const config = result.data
     if (config.S3_ENDPOINT && !config.S3_BUCKET) {
@@ -322,6 +352,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`)
 }
 
-export function publicUrl(config: Config): string {
-  return config.TALLY_PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`
+/**
+ * Where callers reach the API: TALLY_PUBLIC_URL, else the address it listens on. `port` is the
+ * one it listens on, which with PORT=0 is known only once it does.
+ */
+export function publicUrl(
+  config: Pick<Config, 'TALLY_PUBLIC_URL' | 'HOST' | 'PORT'>,
+  port = config.PORT,
+): string {
+  return config.TALLY_PUBLIC_URL ?? listeningUrl(config.HOST, port)
+}
+
+/** `http://host:port`, an IPv6 host in brackets. */
+export function listeningUrl(host: string, port: number): string {
+  return `http://${isIP(host) === 6 ? `[${host}]` : host}:${port}`
 }

@@ -16,16 +16,24 @@ export interface PostgresHandle {
   url: string
   /** Where it runs, for logs: the URL's host or "embedded". */
   describe: string
+  /** The embedded server this process started or attached to; absent with DATABASE_URL. */
+  embedded?: {
+    /** Called once if the server ends while this process still uses it. */
+    onLost(listener: () => void): void
+  }
   close(): Promise<void>
 }
 
 export async function openPostgres(config: Config, log: Logger): Promise<PostgresHandle> {
+  const connectTimeoutMs = config.TALLY_POSTGRES_CONNECT_TIMEOUT
   if (config.DATABASE_URL) {
-    const sql = connect(config.DATABASE_URL)
+    const describe = redactUrl(config.DATABASE_URL)
+    const sql = connect(config.DATABASE_URL, connectTimeoutMs)
+    await firstConnection(sql, describe, connectTimeoutMs)
     return {
       sql,
       url: config.DATABASE_URL,
-      describe: redactUrl(config.DATABASE_URL),
+      describe,
       close: () => sql.end({ timeout: 5 }),
     }
   }
@@ -36,23 +44,28 @@ export async function openPostgres(config: Config, log: Logger): Promise<Postgre
   // Loaded only in embedded mode: it brings koffi (for flock) and the Postgres binaries.
   const { openEmbeddedPostgres } = await import('./embedded-postgres/server.ts')
   const embedded = await openEmbeddedPostgres({ dir, log })
-  const sql = connect(embedded.url)
+  const sql = connect(embedded.url, connectTimeoutMs)
+  let closing = false
   return {
     sql,
     url: embedded.url,
     describe: embedded.describe,
+    embedded: { onLost: (listener) => embedded.onExit(() => closing || listener()) },
     /** Ends this process's connections; stops the server only if this process owns it. */
     async close() {
+      closing = true
       await sql.end({ timeout: 5 })
       await embedded.stop()
     },
   }
 }
 
-function connect(url: string): Sql {
+function connect(url: string, connectTimeoutMs: number): Sql {
   return timedSql(
     postgres(url, {
       max: 10,
+      // In seconds; its default, 30 s, left a start against an address that drops packets silent.
+      connect_timeout: connectTimeoutMs / 1000,
       onnotice: () => {},
       // count(*) and other int8 values come back as JS numbers; none of ours exceed 2^53.
       types: {
@@ -61,6 +74,23 @@ function connect(url: string): Sql {
       transform: { undefined: null },
     }),
   )
+}
+
+/**
+ * Waits for the pool's first connection, so that a start against a Postgres that does not answer
+ * fails naming it, where it is and how long it waited, rather than as a migration's CONNECT_TIMEOUT.
+ */
+async function firstConnection(sql: Sql, describe: string, timeoutMs: number): Promise<void> {
+  try {
+    await sql`select 1`
+  } catch (err) {
+    await sql.end({ timeout: 0 })
+    if ((err as { code?: unknown }).code !== 'CONNECT_TIMEOUT') throw err
+    throw new Error(
+      `no connection to Postgres at ${describe} within ${timeoutMs} ms (TALLY_POSTGRES_CONNECT_TIMEOUT)`,
+      { cause: err },
+    )
+  }
 }
 
 function redactUrl(url: string): string {

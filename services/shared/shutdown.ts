@@ -4,6 +4,8 @@ export interface Shutdown {
   /** Adds a step. Steps run in reverse order of registration: last opened, first closed. */
   add(name: string, step: () => Promise<void> | void): void
   run(reason: string): Promise<void>
+  /** Whether run() was called: the process is on its way out. */
+  started(): boolean
   /** Runs the steps on SIGTERM or SIGINT, then exits. */
   onSignals(): void
 }
@@ -60,6 +62,7 @@ export function createShutdown(log: Logger, stepTimeoutMs: number): Shutdown {
       })()
       return running
     },
+    started: () => running !== undefined,
     onSignals() {
       for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         process.once(signal, () => {

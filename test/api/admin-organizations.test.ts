@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
 import { apiAs, type Caller, callApi } from '../support/api.ts'
-import { startTestTally, type TestTally } from '../support/harness.ts'
+import { engines, startTestTally, type TestTally } from '../support/harness.ts'
+import { createScratchDatabase } from '../support/scratch-database.ts'
 import { waitFor } from '../support/wait.ts'
 
 const ADMIN_KEY = `tally-admin-${randomUUID()}`
@@ -279,6 +280,32 @@ describe('organizations', () => {
   })
 })
 
+describe('the first start', () => {
+  it('happens once per database: deleting every organization does not make the next start a first start', async () => {
+    const db = await createScratchDatabase(engines().postgresUrl, 'tally_bootstrap')
+    const start = () => startTestTally({ env: { TALLY_ADMIN_API_KEY: ADMIN_KEY, DATABASE_URL: db.url } })
+    try {
+      const first = await start()
+      const firstAdmin = apiAs(first.app, admin)
+      const [created] = (await firstAdmin.get('/admin/v1/organizations')).data
+      expect(created).toMatchObject({ name: 'default' })
+      expect(await firstAdmin.delete(`/admin/v1/organizations/${created.id}`)).toMatchObject({ status: 200 })
+      expect((await firstAdmin.get('/admin/v1/organizations')).data).toEqual([])
+      await first.close()
+
+      const second = await start()
+      try {
+        expect((await apiAs(second.app, admin).get('/admin/v1/organizations')).data).toEqual([])
+        expect(await second.sql`select 1 from api_keys`).toHaveLength(0)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await db.drop()
+    }
+  })
+})
+
 /**
  * Gives an organization data everywhere Tally keeps it: a member key, a prompt with two versions
  * (bodies in object storage), a webhook with deliveries, and two requests of one session.
@@ -329,13 +356,16 @@ async function rowCounts(organizationId: string, webhookId: string): Promise<Rec
       (select count(*) from webhooks where organization_id = ${organizationId})::int as webhooks,
       (select count(*) from webhook_deliveries where webhook_id = ${webhookId})::int as webhook_deliveries`
   const clickhouse: Record<string, number> = {}
+  // As every query reads them: the parts as they are, and merged at read time (FINAL).
   for (const table of ['request_response_rmt', 'session_hours']) {
-    const result = await tally.clickhouse.query({
-      query: `SELECT count() AS n FROM ${table} WHERE organization_id = {org:UUID}`,
-      query_params: { org: organizationId },
-      format: 'JSONEachRow',
-    })
-    clickhouse[table] = Number((await result.json<{ n: number }>())[0]?.n)
+    for (const final of ['', ' FINAL']) {
+      const result = await tally.clickhouse.query({
+        query: `SELECT count() AS n FROM ${table}${final} WHERE organization_id = {org:UUID}`,
+        query_params: { org: organizationId },
+        format: 'JSONEachRow',
+      })
+      clickhouse[`${table}${final}`] = Number((await result.json<{ n: number }>())[0]?.n)
+    }
   }
   return { ...pg, ...clickhouse }
 }

@@ -39,6 +39,14 @@ function operations(items: Record<string, Record<string, unknown>> = doc.paths):
 }
 
 describe('the OpenAPI document', () => {
+  it('names the address the API listens on as its server, the real port with PORT=0, on /docs too', async () => {
+    expect(tally.config.PORT).toBe(0)
+    expect(doc.servers).toEqual([{ url: tally.url }])
+    expect(new URL(tally.url).port).not.toBe('0')
+    const ui = (await (await fetch(`${tally.url}/docs/json`)).json()) as OpenApiDocument
+    expect(ui.servers).toEqual([{ url: tally.url }])
+  })
+
   it('passes `npm run lint:openapi` (Redocly, redocly.yaml) without a problem', async () => {
     const run = await promisify(execFile)(process.execPath, ['scripts/lint-openapi.ts', tally.url], {
       cwd: root,

@@ -64,3 +64,24 @@ describe('query gate: each organization runs its share of queries at once, the r
     await expect(gate.run('a', async () => 'free')).resolves.toBe('free')
   })
 })
+
+describe('query gate: a query that outlives its answer keeps its slot', () => {
+  it('holds the slot after the work returns, until what it holds settles', async () => {
+    const gate = createQueryGate(1, 50)
+    const server = held()
+    // The caller has its answer…
+    await expect(
+      gate.run('a', async (hold) => {
+        hold(server.work())
+        return 'answered'
+      }),
+    ).resolves.toBe('answered')
+    // …while the server still runs the query: the organization's one slot is taken.
+    await expect(gate.run('a', async () => 'never')).rejects.toMatchObject({ status: 429 })
+    await expect(gate.run('b', async () => 'other organization')).resolves.toBe('other organization')
+    server.finish()
+    await waitFor(async () => (await gate.run('a', async () => 'free').catch(() => undefined)) === 'free', {
+      what: 'the slot to be free once the server query ended',
+    })
+  })
+})

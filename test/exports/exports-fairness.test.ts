@@ -1,5 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createExportJobs, type ExportJobs } from '../../services/exporter/jobs.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiAs } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
@@ -7,20 +6,17 @@ import { eventsInWindow, exportWorkers, finished, insertRows, startExportTally, 
 
 // No exporter in this Tally: each test starts the workers it is about, over the same engines.
 let tally: TestTally
-let jobs: ExportJobs
 beforeAll(async () => {
   tally = await startExportTally({
     roles: { api: true, ingest: true, dispatcher: true, exporter: false },
     env: { TALLY_EXPORT_MAX_PENDING: '10', TALLY_EXPORT_MAX_SCHEDULES: '3' },
   })
-  jobs = createExportJobs(tally.sql)
 })
 afterAll(() => tally?.close())
 
 const workers = exportWorkers(() => tally)
-const worker: typeof workers.start = (overrides = {}) => workers.start({ maxPending: 10, ...overrides })
 // Each test's workers stop with it: a later test's exports are run only by the workers it starts.
-afterEach(() => workers.stopAll())
+const worker: typeof workers.start = (overrides = {}) => workers.start({ maxPending: 10, ...overrides })
 
 async function queued(org: TestOrg, format = 'jsonl'): Promise<string> {
   const res = await apiAs(tally.app, org).post('/v1/exports', { ...WINDOW, format })
@@ -54,12 +50,12 @@ describe('organizations take turns', () => {
   it('gives exporters claiming at the same moment one organization each', async () => {
     const orgs = await Promise.all(Array.from({ length: 6 }, () => tally.newOrg()))
     for (const org of orgs) for (let i = 0; i < 3; i++) await queued(org)
-    const claims = await Promise.all(orgs.map(() => jobs.claim(60_000, 1024 ** 4)))
+    const claims = await Promise.all(orgs.map(() => workers.jobs.claim(60_000, 1024 ** 4)))
     const claimedOrgs = claims.map((job) => job?.organizationId)
     expect(new Set(claimedOrgs).size).toBe(orgs.length)
     expect(claimedOrgs.sort()).toEqual(orgs.map((o) => o.organizationId).sort())
     // Handed back, so that no later test's worker meets them.
-    for (const job of claims) if (job) await jobs.fail(job, 'claimed by the test')
+    for (const job of claims) if (job) await workers.jobs.fail(job, 'claimed by the test')
   })
 })
 
@@ -117,9 +113,9 @@ describe('bytes per hour', () => {
     const org = await tally.newOrg()
     const id = await queued(org)
     // A process claims it and dies at once; the organization's files already reach the limit.
-    const dead = await jobs.claim(1, 1024 ** 4)
+    const dead = await workers.jobs.claim(1, 1024 ** 4)
     expect(dead?.id).toBe(id)
-    await jobs.recordBytes(org.organizationId, 10)
+    await workers.jobs.recordBytes(org.organizationId, 10)
     await worker({ maxBytesPerHour: 10 })
     const api = apiAs(tally.app, org)
     const held = await waitFor(
@@ -132,7 +128,7 @@ describe('bytes per hour', () => {
     expect(held).toMatchObject({ status: 'queued', attempts: 1 })
     expect(Date.parse(held.next_attempt_at)).toBeGreaterThan(Date.now())
     if (!dead) throw new Error('unreachable')
-    expect(await jobs.renew(dead, 1_000)).toBe(false)
+    expect(await workers.jobs.renew(dead, 1_000)).toBe(false)
   })
 })
 
@@ -163,8 +159,8 @@ describe('an organization cannot flood the queue', () => {
       expect(created.status).toBe(201)
     }
     // Three schedules with 46 ended windows each: eight more fit beside the two exports.
-    expect(await jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(8)
-    expect(await jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(0)
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(8)
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(0)
     const pending = (await api.get('/v1/exports?limit=100')).data as { schedule_id: string | null }[]
     expect(pending).toHaveLength(10)
     expect(pending.filter((e) => e.schedule_id !== null)).toHaveLength(8)
@@ -191,7 +187,7 @@ describe('an organization cannot flood the queue', () => {
     expect(
       (await api.post('/v1/exports/schedules', { period: 'hourly', format: 'jsonl', start })).status,
     ).toBe(201)
-    expect(await jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(10)
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 10)).toBe(10)
     expect((await api.get('/v1/exports?limit=100')).data).toHaveLength(10)
   })
 

@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createExportJobs, type ExportJobs } from '../../services/exporter/jobs.ts'
-import { createExportQueries, type ExportQueries } from '../../services/exporter/query.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ExportQueries } from '../../services/exporter/query.ts'
 import { CountMismatch, LeaseLost, runExport } from '../../services/exporter/run-export.ts'
 import { apiAs } from '../support/api.ts'
 import type { TestOrg, TestTally } from '../support/harness.ts'
@@ -13,22 +12,15 @@ import { eventsInWindow, exportWorkers, finished, insertRows, startExportTally, 
 // This Tally runs no exporter of its own: each test starts the workers it is about, as exporter
 // processes would, over the same Postgres, ClickHouse and store.
 let tally: TestTally
-let jobs: ExportJobs
-let queries: ExportQueries
 beforeAll(async () => {
   tally = await startExportTally({
     roles: { api: true, ingest: true, dispatcher: true, exporter: false },
     env: { TALLY_EXPORT_MAX_PENDING: '8' },
   })
-  jobs = createExportJobs(tally.sql)
-  queries = createExportQueries(tally.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
 })
 afterAll(() => tally?.close())
-
 const workers = exportWorkers(() => tally)
 const worker = workers.start
-// Each test's workers stop with it: a later test's exports are run only by the workers it starts.
-afterEach(() => workers.stopAll())
 
 async function queued(org: TestOrg, format = 'jsonl'): Promise<string> {
   const res = await apiAs(tally.app, org).post('/v1/exports', { ...WINDOW, format })
@@ -94,24 +86,25 @@ describe('leases', () => {
     await insertRows(tally, eventsInWindow(org.organizationId, 7))
     const id = await queued(org)
     // A process claims it and dies: its lease is never renewed.
-    const dead = await jobs.claim(300, 1024 ** 4)
+    const dead = await workers.jobs.claim(300, 1024 ** 4)
     expect(dead?.id).toBe(id)
     await worker()
     const done = await finished(apiAs(tally.app, org), id)
     expect(done).toMatchObject({ status: 'succeeded', attempts: 2 })
     expect(done.manifest.files.map((f: { rows: number }) => f.rows)).toEqual([5, 2])
     if (!dead) throw new Error('unreachable')
-    expect(await jobs.retry(dead, 'late', 0)).toBe(false)
-    expect(await jobs.fail(dead, 'late')).toBe(false)
+    expect(await workers.jobs.retry(dead, 'late', 0)).toBe(false)
+    expect(await workers.jobs.fail(dead, 'late')).toBe(false)
     // Woken up late, the dead claim's run writes nothing: its lease is checked before every write.
     const deps = {
-      queries,
+      queries: workers.queries,
       blobs: tally.blobs,
       partRows: 5,
       stepTimeoutMs: 30_000,
       countBytes: async () => {},
+      scratchDir: workers.scratch.dir,
     }
-    const late = runExport(deps, dead, new AbortController().signal, () => jobs.renew(dead, 1_000))
+    const late = runExport(deps, dead, new AbortController().signal, () => workers.jobs.renew(dead, 1_000))
     await expect(late).rejects.toThrow(LeaseLost)
     expect((await apiAs(tally.app, org).get(`/v1/exports/${id}`)).data.status).toBe('succeeded')
   })
@@ -143,7 +136,7 @@ describe('leases', () => {
     })
     // ClickHouse that does not answer: the query waits until it is aborted.
     const stuck: ExportQueries = {
-      ...queries,
+      ...workers.queries,
       nextPart: (_scope, _after, _limit, signal) =>
         new Promise((_, reject) => {
           started()
@@ -168,7 +161,7 @@ describe('exactness', () => {
     const rows = eventsInWindow(org.organizationId, 12)
     await insertRows(tally, rows)
     const id = await queued(org)
-    const job = await jobs.claim(60_000, 1024 ** 4)
+    const job = await workers.jobs.claim(60_000, 1024 ** 4)
     expect(job?.id).toBe(id)
     if (!job) throw new Error('unreachable')
     // A late row lands before the last key of the first file once that file has been written.
@@ -177,10 +170,10 @@ describe('exactness', () => {
     })
     let parts = 0
     const lateArrival: ExportQueries = {
-      ...queries,
+      ...workers.queries,
       async nextPart(scope, after, limit, signal) {
         if (++parts === 2 && late) await insertRows(tally, [late])
-        return queries.nextPart(scope, after, limit, signal)
+        return workers.queries.nextPart(scope, after, limit, signal)
       },
     }
     const deps = {
@@ -189,6 +182,7 @@ describe('exactness', () => {
       partRows: 5,
       stepTimeoutMs: 30_000,
       countBytes: async () => {},
+      scratchDir: workers.scratch.dir,
     }
     const held = async () => true
     const attempt = runExport(deps, job, new AbortController().signal, held)
@@ -234,8 +228,8 @@ describe('bounds', () => {
       start: new Date(start).toISOString(),
     })
     expect(created.status).toBe(201)
-    expect(await jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
-    expect(await jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(8)
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 8)).toBe(0)
     const windows = async () =>
       ((await api.get('/v1/exports?limit=100')).data as { from: string }[]).map((e) => e.from).sort()
     expect(await windows()).toEqual(

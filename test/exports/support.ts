@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto'
 import { parquetReadObjects } from 'hyparquet'
-import { expect } from 'vitest'
-import { createExportJobs } from '../../services/exporter/jobs.ts'
-import { createExportQueries } from '../../services/exporter/query.ts'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
+import { createExportJobs, type ExportJobs } from '../../services/exporter/jobs.ts'
+import { createExportQueries, type ExportQueries } from '../../services/exporter/query.ts'
 import { type ExportWorkerOptions, startExportWorker } from '../../services/exporter/worker.ts'
 import { toRow } from '../../services/shared/clickhouse/request-table.ts'
+import {
+  createDeletedOrganizations,
+  type DeletedOrganizations,
+} from '../../services/shared/deleted-organizations.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { createLogger } from '../../services/shared/logger.ts'
+import { openScratch, type Scratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import {
@@ -36,39 +41,69 @@ export async function startExportTally(options: TestTallyOptions = {}): Promise<
   }
 }
 
+export interface ExportWorkers {
+  jobs: ExportJobs
+  queries: ExportQueries
+  /** The workers' scratch folder (one, as for one further exporter process). */
+  scratch: Scratch
+  deletions: DeletedOrganizations
+  /**
+   * Starts a worker, stopped when the test ends: small parts, short leases, a quick poll, no
+   * byte limit, unless told otherwise.
+   */
+  start(overrides?: Partial<ExportWorkerOptions>): Promise<{ stop(): Promise<void> }>
+}
+
 /**
- * Export workers over a test Tally's engines, as exporter processes run them, each with small
- * files, short leases and a quick poll unless told otherwise; `stopAll` (afterEach) stops them.
+ * For a file whose Tally runs no exporter of its own: each test starts the workers it is about,
+ * as exporter processes would, over the same Postgres, ClickHouse and store. Call after the hook
+ * that starts the Tally.
  */
-export function exportWorkers(tally: () => TestTally) {
-  const started: { stop(): Promise<void> }[] = []
-  return {
-    async start(overrides: Partial<ExportWorkerOptions> = {}) {
-      const t = tally()
-      const worker = await startExportWorker({
-        sql: t.sql,
-        jobs: createExportJobs(t.sql),
-        queries: createExportQueries(t.clickhouse, { timeoutMs: 30_000, maxThreads: 1 }),
-        blobs: t.blobs,
-        log: createLogger(t.config, 'export-worker'),
-        concurrency: 1,
-        partRows: 5,
-        stepTimeoutMs: 30_000,
-        leaseMs: 1_000,
-        pollMs: 25,
-        settleMs: 120_000,
-        maxPending: 20,
-        maxBytesPerHour: 1024 ** 4,
-        retrySchedule: [50, 3_000],
-        ...overrides,
-      })
-      started.push(worker)
-      return worker
-    },
-    async stopAll() {
-      await Promise.all(started.splice(0).map((w) => w.stop()))
-    },
+export function exportWorkers(tally: () => TestTally): ExportWorkers {
+  const running: { stop(): Promise<void> }[] = []
+  // Filled in before the first test.
+  const workers = {} as ExportWorkers
+  workers.start = async (overrides = {}) => {
+    const t = tally()
+    const w = await startExportWorker({
+      sql: t.sql,
+      jobs: workers.jobs,
+      queries: workers.queries,
+      blobs: t.blobs,
+      log: createLogger(t.config, 'export-worker'),
+      concurrency: 1,
+      partRows: 5,
+      stepTimeoutMs: 30_000,
+      leaseMs: 1_000,
+      pollMs: 25,
+      settleMs: 120_000,
+      maxPending: 20,
+      maxBytesPerHour: 1024 ** 4,
+      retrySchedule: [50, 3_000],
+      scratchDir: workers.scratch.dir,
+      deletions: workers.deletions,
+      ...overrides,
+    })
+    running.push(w)
+    return w
   }
+  beforeAll(async () => {
+    const t = tally()
+    const log = createLogger(t.config, 'export-worker')
+    workers.jobs = createExportJobs(t.sql)
+    workers.queries = createExportQueries(t.clickhouse, { timeoutMs: 30_000, maxThreads: 1 })
+    workers.scratch = await openScratch(t.config.TALLY_DATA_DIR, log)
+    workers.deletions = await createDeletedOrganizations(t.sql, log)
+  })
+  // Each test's workers stop with it: a later test's exports are run only by the workers it starts.
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((w) => w.stop()))
+  })
+  afterAll(async () => {
+    await workers.deletions?.close()
+    await workers.scratch?.close()
+  })
+  return workers
 }
 
 /** A window well in the past (the settle delay never matters) and within the intake's range. */

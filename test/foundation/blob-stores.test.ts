@@ -78,6 +78,9 @@ behavesAsABlobStore('filesystem', async () => ({ store: tally.blobs }))
 describe.skipIf(!s3)('S3', () => {
   behavesAsABlobStore('S3', async () => {
     if (!s3) throw new Error('unreachable')
-    return { store: await createS3BlobStore({ ...s3, bucket: `tally-test-${randomUUID().slice(0, 8)}` }) }
+    const bucket = `tally-test-${randomUUID().slice(0, 8)}`
+    return {
+      store: await createS3BlobStore({ ...s3, bucket, connectTimeoutMs: 5_000, requestTimeoutMs: 30_000 }),
+    }
   })
 })

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import { migrateClickHouse } from '../../services/shared/migrate.ts'
+import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { clickhouseEnv, engines } from '../support/harness.ts'
 
@@ -64,5 +65,34 @@ describe(`ClickHouse over HTTP (${engines().clickhouseSource})`, () => {
     expect(await count('FINAL')).toBe(1)
     await ch.client.command({ query: `OPTIMIZE TABLE ${REQUEST_TABLE} FINAL` })
     expect(await count('')).toBe(1)
+  })
+})
+
+describe('the ClickHouse client log', () => {
+  it("goes into Tally's log, with its level, not to the console", async () => {
+    const lines: { level: number; component?: string; module?: string; msg: string; err?: unknown }[] = []
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const console_ = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'error'), vi.spyOn(console, 'info')]
+    // Nothing listens there: the client's ping fails, which it logs as a warning.
+    const ch = await openClickHouse(
+      loadConfig({ CLICKHOUSE_URL: `http://127.0.0.1:${await freePort()}` }),
+      captured,
+    )
+    try {
+      expect((await ch.client.ping()).success).toBe(false)
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 40,
+          component: 'clickhouse-client',
+          module: expect.any(String),
+          msg: expect.stringMatching(/ping/i),
+          err: expect.objectContaining({ message: expect.stringMatching(/ECONNREFUSED/) }),
+        }),
+      )
+      for (const spy of console_) expect(spy).not.toHaveBeenCalled()
+    } finally {
+      for (const spy of console_) spy.mockRestore()
+      await ch.close()
+    }
   })
 })

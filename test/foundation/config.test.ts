@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { durationText, loadConfig, parseDuration } from '../../services/shared/config.ts'
+import {
+  CONFIG_VARIABLES,
+  durationText,
+  loadConfig,
+  parseDuration,
+  publicUrl,
+} from '../../services/shared/config.ts'
 
 describe('configuration', () => {
   it('has defaults for everything, so a bare environment starts embedded', () => {
@@ -15,8 +21,28 @@ describe('configuration', () => {
     expect(config.TALLY_WEBHOOK_RETRY_SCHEDULE.at(-1)).toBe(86_400_000)
   })
 
-  it('treats empty variables as unset', () => {
-    expect(loadConfig({ DATABASE_URL: '', KAFKA_BROKERS: '  ' }).DATABASE_URL).toBeUndefined()
+  it('reads every variable left empty, or only whitespace, as unset', () => {
+    const defaults = loadConfig({})
+    for (const name of CONFIG_VARIABLES) {
+      for (const blank of ['', '  ', '\t\n']) {
+        expect({ name, blank, config: loadConfig({ [name]: blank }) }).toEqual({
+          name,
+          blank,
+          config: defaults,
+        })
+      }
+    }
+    // As a compose file or a .env with `TALLY_DATA_DIR=` gives it: the default, never the working directory.
+    expect(loadConfig({ TALLY_DATA_DIR: '' }).TALLY_DATA_DIR).toBe('./.tally')
+  })
+
+  it('reads values without the whitespace around them', () => {
+    const config = loadConfig({
+      TALLY_DATA_DIR: ' /var/lib/tally\n',
+      PORT: ' 9000 ',
+      TALLY_LOG_LEVEL: 'warn ',
+    })
+    expect(config).toMatchObject({ TALLY_DATA_DIR: '/var/lib/tally', PORT: 9000, TALLY_LOG_LEVEL: 'warn' })
   })
 
   it('names every bad variable and its rule', () => {
@@ -61,6 +87,20 @@ describe('configuration', () => {
     )
   })
 
+  it("bounds the engines' connect and request timeouts both ways: a timer past 2^31 ms would fire at once", () => {
+    expect(loadConfig({ TALLY_POSTGRES_CONNECT_TIMEOUT: '2500ms' }).TALLY_POSTGRES_CONNECT_TIMEOUT).toBe(
+      2_500,
+    )
+    for (const [name, over] of [
+      ['TALLY_POSTGRES_CONNECT_TIMEOUT', '10m'],
+      ['TALLY_S3_CONNECT_TIMEOUT', '10m'],
+      ['TALLY_S3_REQUEST_TIMEOUT', '1h'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: '30d' })).toThrowError(`${name}: must be at most ${over}`)
+      expect(() => loadConfig({ [name]: '10ms' })).toThrowError(`${name}: must be at least 100ms`)
+    }
+  })
+
   it('gives each shutdown step a deadline', () => {
     expect(loadConfig({}).TALLY_SHUTDOWN_STEP_TIMEOUT).toBe(15_000)
     expect(() => loadConfig({ TALLY_SHUTDOWN_STEP_TIMEOUT: '5ms' })).toThrowError(
@@ -88,6 +128,16 @@ describe('configuration', () => {
     ])
     expect(() => loadConfig({ TALLY_TRUST_PROXY: 'true' })).toThrowError(
       /TALLY_TRUST_PROXY: "true" is not an address, a CIDR range/,
+    )
+  })
+
+  it('names the address the API listens on, the port it was given with PORT=0, an IPv6 host in brackets', () => {
+    expect(publicUrl(loadConfig({}))).toBe('http://127.0.0.1:8787')
+    expect(publicUrl(loadConfig({ PORT: '0' }), 41234)).toBe('http://127.0.0.1:41234')
+    expect(publicUrl(loadConfig({ HOST: '::1', PORT: '0' }), 41234)).toBe('http://[::1]:41234')
+    expect(publicUrl(loadConfig({ HOST: '::' }))).toBe('http://[::]:8787')
+    expect(publicUrl(loadConfig({ TALLY_PUBLIC_URL: 'https://tally.example.com' }), 41234)).toBe(
+      'https://tally.example.com',
     )
   })
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { type Attributes, context, type Span, trace } from '@opentelemetry/api'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -71,3 +72,33 @@ export function otelApp(options: {
     close: () => provider.shutdown(),
   }
 }
+
+type JsonAttrs = Record<string, string | number>
+
+/** One span as OTLP/JSON writes it: hex ids, nanosecond times as text, typed attribute values. */
+export function jsonSpan(s: {
+  traceId?: string
+  spanId?: string
+  attributes: JsonAttrs
+  startMs?: number
+  name?: string
+}) {
+  const start = BigInt(s.startMs ?? Date.now() - 1000) * 1_000_000n
+  return {
+    traceId: s.traceId ?? randomBytes(16).toString('hex'),
+    spanId: s.spanId ?? randomBytes(8).toString('hex'),
+    name: s.name ?? 'chat',
+    kind: 3,
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 250_000_000n),
+    attributes: Object.entries(s.attributes).map(([key, v]) => ({
+      key,
+      value: typeof v === 'number' ? { intValue: v } : { stringValue: v },
+    })),
+    status: { code: 1 },
+  }
+}
+
+export const jsonExport = (spans: unknown[]) => ({
+  resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
+})

@@ -11,7 +11,7 @@ import type { TestOrg } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 import { createWebhook } from '../webhooks/support/api.ts'
 import { webhookSuite } from '../webhooks/support/suite.ts'
-import { otelApp } from './client.ts'
+import { jsonExport, jsonSpan, otelApp } from './client.ts'
 
 const MAX_BYTES = 1_000_000
 const suite = webhookSuite({
@@ -353,36 +353,6 @@ async function incompleteCount(missing: string): Promise<number> {
   return m ? Number(m[1]) : 0
 }
 
-type JsonAttrs = Record<string, string | number>
-
-/** One span as OTLP/JSON writes it: hex ids, nanosecond times as text, typed attribute values. */
-function jsonSpan(s: {
-  traceId?: string
-  spanId?: string
-  attributes: JsonAttrs
-  startMs?: number
-  name?: string
-}) {
-  const start = BigInt(s.startMs ?? Date.now() - 1000) * 1_000_000n
-  return {
-    traceId: s.traceId ?? randomBytes(16).toString('hex'),
-    spanId: s.spanId ?? randomBytes(8).toString('hex'),
-    name: s.name ?? 'chat',
-    kind: 3,
-    startTimeUnixNano: String(start),
-    endTimeUnixNano: String(start + 250_000_000n),
-    attributes: Object.entries(s.attributes).map(([key, v]) => ({
-      key,
-      value: typeof v === 'number' ? { intValue: v } : { stringValue: v },
-    })),
-    status: { code: 1 },
-  }
-}
-
-const jsonExport = (spans: unknown[]) => ({
-  resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans }] }],
-})
-
 describe('GET /v1/session/{id}', () => {
   it('builds the tree from session_path where there are no span ids, and from given span ids of /v1/request/log', async () => {
     const org = await suite.tally.newOrg()
@@ -510,34 +480,28 @@ describe('OTLP answers to bad payloads', () => {
       await envelopeOf(await post(org, Buffer.from('not gzip'), { ...protobuf, 'content-encoding': 'gzip' })),
       await envelopeOf(await post(org, valid, { ...protobuf, 'content-encoding': 'br' })),
       await envelopeOf(await post(org, '{"resourceSpans": [', json)),
-      await envelopeOf(
-        await post(
-          org,
-          JSON.stringify(
-            jsonExport([
-              {
-                ...jsonSpan({ attributes: { 'gen_ai.request.model': 'x' } }),
-                traceId: 'AAECAwQFBgcICQoLDA0ODw==',
-              },
-            ]),
-          ),
-          json,
-        ),
-      ),
+      await envelopeOf(await post(org, '{"resourceSpans": {}}', json)),
+      await envelopeOf(await post(org, Buffer.from([0x0a, 0x05, 0x12, 0x80]), protobuf)),
     ]
     answers.push(await envelopeOf(await post(org, valid, {})))
-    expect(answers.map((a) => a.status)).toEqual([401, 400, 415, 413, 413, 400, 415, 400, 400, 415])
+    expect(answers.map((a) => a.status)).toEqual([401, 400, 415, 413, 413, 400, 415, 400, 400, 400, 415])
     for (const a of answers) expect(a.body).toEqual({ data: null, error: expect.any(String) })
     expect(answers[1]?.body.error).toMatch(/^body: is not a protobuf ExportTraceServiceRequest/)
     expect(answers[2]?.body.error).toMatch(
       /^Content-Type: must be application\/x-protobuf or application\/json/,
     )
     expect(answers[4]?.body.error).toBe(`body: is larger than ${MAX_BYTES} bytes once decompressed`)
-    expect(answers[8]?.body.error).toMatch(/spans\.0\.traceId: must be a hex string/)
+    expect(answers[8]?.body.error).toBe('body.resourceSpans: must be an array')
+    expect(answers[9]?.body.error).toBe(
+      'body: is not a protobuf ExportTraceServiceRequest (truncated or invalid protobuf: premature EOF)',
+    )
+    expect(answers[10]?.body.error).toBe(
+      'Content-Type: is missing; must be application/x-protobuf or application/json (OTLP/HTTP)',
+    )
     expect(await requestsOf(org)).toEqual([])
   })
 
-  it('refuses protobuf text that is not UTF-8 (proto3 strings must be) with a 400, storing nothing', async () => {
+  it('rejects a span whose protobuf text is not UTF-8 (proto3 strings must be) through partial_success', async () => {
     const org = await suite.tally.newOrg()
     const request = create(ExportTraceServiceRequestSchema, {
       resourceSpans: [
@@ -566,9 +530,14 @@ describe('OTLP answers to bad payloads', () => {
     bytes[at] = 0xff
     bytes[at + 1] = 0xfe
     const res = await post(org, bytes, protobuf)
-    expect(res.status).toBe(400)
-    expect(((await res.json()) as { error: string }).error).toMatch(
-      /^body: is not a protobuf ExportTraceServiceRequest/,
+    expect(res.status).toBe(200)
+    const partial = fromBinary(
+      ExportTraceServiceResponseSchema,
+      new Uint8Array(await res.arrayBuffer()),
+    ).partialSuccess
+    expect(partial?.rejectedSpans).toBe(1n)
+    expect(partial?.errorMessage).toMatch(
+      /^1 span\(s\) rejected: resourceSpans\.0\.scopeSpans\.0\.spans\.0: .*UTF-?8/i,
     )
     expect(await requestsOf(org)).toEqual([])
   })
@@ -639,7 +608,7 @@ describe('OTLP answers to bad payloads', () => {
     expect(rows[0].model).toBe('gpt-4o')
   })
 
-  it('bounds nesting: an attribute deeper than 32 levels rejects its span, a message deeper than 100 the request', async () => {
+  it('bounds nesting: an attribute deeper than 32 levels rejects its span, and so does a message deeper than 200', async () => {
     const org = await suite.tally.newOrg()
     type Value = Parameters<typeof create<typeof ExportTraceServiceRequestSchema>>[1]
     const nested = (depth: number): unknown =>
@@ -685,11 +654,14 @@ describe('OTLP answers to bad payloads', () => {
     ).partialSuccess
     expect(partial?.rejectedSpans).toBe(1n)
     expect(partial?.errorMessage).toContain('attributes: is nested deeper than 32 levels')
-    const deeper = await envelopeOf(await post(org, exportWith(120), protobuf))
-    expect(deeper.status).toBe(400)
-    expect(deeper.body.error).toMatch(
-      /^body: is not a protobuf ExportTraceServiceRequest \(.*maximum recursion depth/,
-    )
+    const deeper = await post(org, exportWith(120), protobuf)
+    expect(deeper.status).toBe(200)
+    const refused = fromBinary(
+      ExportTraceServiceResponseSchema,
+      new Uint8Array(await deeper.arrayBuffer()),
+    ).partialSuccess
+    expect(refused?.rejectedSpans).toBe(1n)
+    expect(refused?.errorMessage).toMatch(/spans\.0: .*maximum recursion depth/)
     expect(await requestsOf(org)).toEqual([])
   })
 

@@ -6,6 +6,10 @@ import { createRequestRepo } from '../../services/api/requests/repo.ts'
 import { createIntake } from '../../services/api/requests/service.ts'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
 import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
+import {
+  createDeletedOrganizations,
+  type DeletedOrganizations,
+} from '../../services/shared/deleted-organizations.ts'
 import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
@@ -21,11 +25,16 @@ const DAY = 24 * 60 * 60 * 1000
 describe('unbounded inputs are refused or clamped at the edge, and a bad row never blocks the others', () => {
   let tally: TestTally
   let api: ReturnType<typeof requestApi>
+  let deletions: DeletedOrganizations
   beforeAll(async () => {
     tally = await startTestTally()
     api = requestApi(tally)
+    deletions = await createDeletedOrganizations(tally.sql, log)
   })
-  afterAll(() => tally?.close())
+  afterAll(async () => {
+    await deletions?.close()
+    await tally?.close()
+  })
 
   it.each([
     [
@@ -43,6 +52,16 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
     expect(res.status).toBe(400)
     expect(res.error).toContain(message)
     expect(await api.count(org)).toBe(0)
+  })
+
+  it.each([
+    [1e20, 'body.events.0.prompt_tokens: must be at most 2147483647'],
+    [-1e20, 'body.events.0.prompt_tokens: must be at least 0'],
+    [1.5, 'body.events.0.prompt_tokens: must be a whole number'],
+  ])('names the bound a whole number past 2^53 breaks (prompt_tokens: %d), once', async (tokens, message) => {
+    const org = await tally.newOrg()
+    const res = await api.log(org, { model: 'gpt-4o', prompt_tokens: tokens })
+    expect({ status: res.status, error: res.error }).toEqual({ status: 400, error: message })
   })
 
   it('accepts a created_at up to a day ahead (clock skew)', async () => {
@@ -132,7 +151,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
   it('in-process: a row ClickHouse refuses is isolated and named; the rest of the batch is written', async () => {
     const org = await tally.newOrg()
     const codec = await loadRequestEventCodec()
-    const publisher = createInProcessPublisher(codec, [createIngestHandler(tally.clickhouse, log)])
+    const publisher = createInProcessPublisher(codec, [createIngestHandler(tally.clickhouse, log, deletions)])
     const ev = (o = {}) => sampleEvent({ organization_id: org.organizationId, ...o })
     const batch = [ev(), ev(), ev({ created_at: new Date(8e15) }), ev(), ev()]
     const err = await publisher.publish(batch).catch((e) => e)
@@ -145,7 +164,10 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
   it("coalesced writers: one caller's bad row goes back to that caller only; the other caller's rows are written", async () => {
     const a = await tally.newOrg()
     const b = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log), { maxEvents: 100, maxBytes: 1 << 20 })
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions), {
+      maxEvents: 100,
+      maxBytes: 1 << 20,
+    })
     const of = (org: { organizationId: string }, o = {}) =>
       sampleEvent({ organization_id: org.organizationId, ...o })
     const [fromA, fromB] = await Promise.all([
@@ -160,7 +182,10 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
 
   it('a transient failure (table detached) is retried by the caller, never isolated as bad rows', async () => {
     const org = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log), { maxEvents: 100, maxBytes: 1 << 20 })
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions), {
+      maxEvents: 100,
+      maxBytes: 1 << 20,
+    })
     const events = [sampleEvent({ organization_id: org.organizationId, request_id: randomUUID() })]
     await tally.clickhouse.command({ query: 'DETACH TABLE request_response_rmt' })
     try {

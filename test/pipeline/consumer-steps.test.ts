@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { pino } from 'pino'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type Codec, loadRequestEventCodec } from '../../services/shared/events/codec.ts'
@@ -39,7 +40,12 @@ describe('consumer steps', () => {
   function steps(
     writer: BatchWriter,
     did: string[],
-    options: { chunkSize?: number; chunkBytes?: number; deadLetterUndecodable?: boolean } = {},
+    options: {
+      chunkSize?: number
+      chunkBytes?: number
+      deadLetterUndecodable?: boolean
+      maxBackoffMs?: number
+    } = {},
   ) {
     const letters: { key: string; headers: Record<string, unknown> }[] = []
     const controller = new AbortController()
@@ -57,10 +63,10 @@ describe('consumer steps', () => {
       ...(options.deadLetterUndecodable === undefined
         ? {}
         : { deadLetterUndecodable: options.deadLetterUndecodable }),
-      maxBackoffMs: 10,
+      maxBackoffMs: options.maxBackoffMs ?? 10,
       signal: controller.signal,
     })
-    return { ...s, letters, stop: () => controller.abort() }
+    return { ...s, letters, signal: controller.signal, stop: () => controller.abort() }
   }
 
   it('dead-letters what cannot be decoded, writes the rest, and commits only after both', async () => {
@@ -212,5 +218,25 @@ describe('consumer steps', () => {
     expect(attempts).toBe(12)
     expect(did).toEqual([])
     expect(s.stats).toMatchObject({ deadLettered: 0, failures: 12 })
+  })
+
+  it('leaves no abort listener behind from its backoffs, however many retries', async () => {
+    let running = true
+    const { batch, did } = partition([codec.encode(sampleEvent())], () => running)
+    const listening: number[] = []
+    let s: ReturnType<typeof steps> | undefined
+    const writer: BatchWriter = {
+      name: 'w',
+      write: async () => {
+        listening.push(getEventListeners(s?.signal as AbortSignal, 'abort').length)
+        if (listening.length >= 200) running = false
+        throw new Error('connect ECONNREFUSED')
+      },
+    }
+    s = steps(writer, did, { maxBackoffMs: 1 })
+    await s.handleBatch(batch)
+    expect(listening).toHaveLength(200)
+    expect(Math.max(...listening)).toBe(0)
+    expect(getEventListeners(s.signal, 'abort')).toHaveLength(0)
   })
 })

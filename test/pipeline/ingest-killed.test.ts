@@ -27,6 +27,7 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
       TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
       TALLY_TOPIC_PARTITIONS: '2',
       TALLY_DATA_DIR: dataDir,
+      DATABASE_URL: engines().postgresUrl,
       TALLY_CONSUMER_GROUP_PREFIX: `run-${run}.`,
       // Small writes, so that the kill lands between two of them.
       TALLY_INGEST_CHUNK_SIZE: '25',

@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startHealthServer } from '../../services/shared/metrics-server.ts'
-import { freePort } from '../../services/shared/net.ts'
 import { sampleEvent } from '../support/events.ts'
 import { engines } from '../support/harness.ts'
-import { cleanUpProcesses, freshDataDir, spawnTally, stopTally } from '../support/processes.ts'
+import { cleanUpProcesses, freshDataDir, spawnTally, stopTally, waitForOutput } from '../support/processes.ts'
 import { waitFor } from '../support/wait.ts'
 import { eventsWritten, publishToTopic } from './processes.ts'
 
@@ -67,9 +66,11 @@ describe('the port of processes without the API', () => {
         TALLY_DLQ_TOPIC: `tally.test.${run}.dlq`,
         TALLY_TOPIC_PARTITIONS: '2',
         TALLY_DATA_DIR: dataDir,
-        TALLY_METRICS_PORT: String(await freePort()),
+        // Where it learns which organizations were deleted.
+        DATABASE_URL: engines().postgresUrl,
+        // A port the kernel picks: the process logs where.
+        TALLY_METRICS_PORT: '0',
         TALLY_CONSUMER_GROUP_PREFIX: `run-${run}.`,
-        TALLY_LOG_LEVEL: 'warn',
       }
       await publishToTopic(
         env,
@@ -77,17 +78,23 @@ describe('the port of processes without the API', () => {
       )
 
       const child = spawnTally('services/ingest/main.ts', env)
-      const written = () => eventsWritten(env.TALLY_METRICS_PORT)
+      const [, port] = await waitForOutput(
+        child,
+        (output) => /"url":"http:\/\/127\.0\.0\.1:(\d+)","msg":"health_server_listening"/.exec(output),
+        { what: 'the health port it listens on', timeoutMs: 90_000 },
+      )
+      expect(Number(port)).toBeGreaterThan(0)
+      const written = () => eventsWritten(String(port))
       await waitFor(async () => (await written()) >= 12, {
         timeoutMs: 90_000,
         intervalMs: 200,
         what: 'the ingest process writing 12 events',
       })
       expect(await written()).toBe(12)
-      const port = env.TALLY_METRICS_PORT
       const ready = await fetch(`http://127.0.0.1:${port}/readyz`)
       expect(ready.status).toBe(200)
       expect(((await ready.json()) as { data: { engines: unknown } }).data.engines).toEqual({
+        postgres: 'ok',
         clickhouse: 'ok',
         kafka: 'ok',
         [`kafka group run-${run}.tally-ingest`]: 'ok',

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { createServer, type Socket } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { callApi } from '../support/api.ts'
 import { clickhouseEnv, engines, startTestTally } from '../support/harness.ts'
 import { ownBroker } from '../support/kafka-broker.ts'
 import { cleanUpProcesses, freshDataDir, spawnTally, stopTally, waitForOutput } from '../support/processes.ts'
+import { silentServer } from '../support/silent-server.ts'
 import { waitFor } from '../support/wait.ts'
 import { requestApi } from './client.ts'
 
@@ -19,21 +19,20 @@ describe.skipIf(!e.kafkaBrokers)('Kafka that is not there yet, never answers, or
   })
 
   it('a broker that accepts connections and never answers: the process exits 1 within its start-up timeout, naming the broker and the step', async () => {
-    const sockets = new Set<Socket>()
-    const silent = createServer((socket) => void sockets.add(socket))
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    const { port } = silent.address() as { port: number }
+    const silent = await silentServer()
+    const { port } = silent
     try {
       const started = Date.now()
       const p = spawnTally('services/ingest/main.ts', {
         ...clickhouseEnv(),
+        DATABASE_URL: engines().postgresUrl,
         TALLY_DATA_DIR: freshDataDir(),
         KAFKA_BROKERS: `127.0.0.1:${port}`,
         TALLY_KAFKA_STARTUP_TIMEOUT: '4s',
       })
       expect(await p.exited).toBe(1)
       expect(Date.now() - started).toBeLessThan(30_000)
-      expect(sockets.size).toBeGreaterThan(0) // it did reach the "broker"
+      expect(silent.accepted()).toBeGreaterThan(0) // it did reach the "broker"
       expect(p.output()).toContain('"msg":"kafka_waiting"')
       expect(p.output()).toMatch(
         new RegExp(
@@ -41,8 +40,7 @@ describe.skipIf(!e.kafkaBrokers)('Kafka that is not there yet, never answers, or
         ),
       )
     } finally {
-      for (const s of sockets) s.destroy()
-      silent.close()
+      await silent.close()
     }
   }, 60_000)
 

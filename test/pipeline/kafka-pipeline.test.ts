@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
+import { createDeletedOrganizations } from '../../services/shared/deleted-organizations.ts'
 import { runKafkaConsumer } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import type { EventHandler } from '../../services/shared/events/transport.ts'
@@ -17,6 +18,13 @@ const log = pino({ level: 'silent' })
 const LONG = { timeoutMs: 60_000, intervalMs: 100 }
 describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', () => {
   const suite = kafkaSuite()
+
+  /** What a further ingest process's handler looks deletions up in; closed after the file. */
+  async function deletedOrganizations() {
+    const deletions = await createDeletedOrganizations(suite.tally.sql, log)
+    suite.stops.push(() => deletions.close())
+    return deletions
+  }
   const INGEST = `${suite.groupPrefix}tally-ingest`
 
   const topic = () => suite.tally.config.TALLY_REQUEST_TOPIC
@@ -65,7 +73,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await written(org, 20)
     // A second group re-reads the whole topic and writes every event again, as a redelivery would.
     let again = 0
-    const ingest = createIngestHandler(suite.tally.clickhouse, log)
+    const ingest = createIngestHandler(suite.tally.clickhouse, log, await deletedOrganizations())
     const counting: EventHandler = {
       name: 'redeliver',
       async handle(events) {
@@ -177,7 +185,7 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     )
 
     const groupId = `kill-${randomUUID()}`
-    const ingest = createIngestHandler(suite.tally.clickhouse, log)
+    const ingest = createIngestHandler(suite.tally.clickhouse, log, await deletedOrganizations())
     let chunks = 0
     let crash: (err: Error) => void = () => {}
     const crashing = new Promise<void>((_, reject) => {

@@ -1,5 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import { createPublishQueue, PublishQueueFullError } from '../../services/shared/events/publish-queue.ts'
+import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
+import { sampleEvent } from '../support/events.ts'
 
 // The producer's waiting room, without a broker: who goes next, what is refused, when a wait ends.
 const queue = (o: Partial<{ maxBytes: number; maxBytesPerOrg: number; timeoutMs: number }> = {}) =>
@@ -83,5 +87,61 @@ describe('publish queue', () => {
     await expect(failing).rejects.toThrow('broker gone')
     // Its part still queued is taken off the queue with it.
     expect(q.bytes).toBe(0)
+  })
+})
+
+describe('in-process transport bounds', () => {
+  /** A publisher whose one handler stores nothing until `release` is called. */
+  async function stalled(bounds: { maxBytes: number; maxBytesPerOrg: number }) {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const stored: string[] = []
+    const publisher = createInProcessPublisher(
+      await loadRequestEventCodec(),
+      [
+        {
+          name: 'stalled',
+          async handle(events) {
+            await held
+            stored.push(...events.map((e) => e.request_id))
+          },
+        },
+      ],
+      bounds,
+    )
+    return { publisher, stored, release }
+  }
+  const orgs = { a: randomUUID(), b: randomUUID(), c: randomUUID() }
+  const eventOf = (org: keyof typeof orgs) => sampleEvent({ organization_id: orgs[org] })
+  const size = async () => (await loadRequestEventCodec()).encode(eventOf('a')).length
+
+  it('refuses past the per-organization bound while storing is slow, another organization still gets in', async () => {
+    const one = await size()
+    const { publisher, stored, release } = await stalled({ maxBytes: 100 * one, maxBytesPerOrg: 2 * one })
+    const first = publisher.publish([eventOf('a'), eventOf('a')])
+    await expect(publisher.publish([eventOf('a')])).rejects.toThrow(
+      /this organization already has \d+ bytes waiting to be stored/,
+    )
+    await expect(publisher.publish([eventOf('a')])).rejects.toBeInstanceOf(PublishQueueFullError)
+    const other = publisher.publish([eventOf('b')])
+    release()
+    await Promise.all([first, other])
+    expect(stored).toHaveLength(3)
+    // Once stored, the organization's bytes are free again.
+    await publisher.publish([eventOf('a')])
+    expect(stored).toHaveLength(4)
+  })
+
+  it('refuses past the bound in all, a lone publish of an organization included', async () => {
+    const one = await size()
+    const { publisher, release } = await stalled({ maxBytes: 2 * one, maxBytesPerOrg: 2 * one })
+    const first = publisher.publish([eventOf('a'), eventOf('b')])
+    const refused = await publisher.publish([eventOf('c')]).catch((err: unknown) => err)
+    expect(refused).toBeInstanceOf(PublishQueueFullError)
+    expect((refused as PublishQueueFullError).retryAfterSeconds).toBeGreaterThan(0)
+    release()
+    await first
   })
 })

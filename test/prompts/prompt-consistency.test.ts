@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../services/api/app.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { createMemoryRateLimiter } from '../../services/shared/rate-limit.ts'
+import { openScratch } from '../../services/shared/scratch.ts'
 import { callApi } from '../support/api.ts'
 import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
@@ -20,9 +21,11 @@ afterAll(() => tally?.close())
 /** A second API process in all that matters here: its own Postgres pool, LISTEN connection and cache. */
 async function secondApi(): Promise<{ app: FastifyInstance; sql: postgres.Sql }> {
   const sql = postgres(engines().postgresUrl, { max: 4, onnotice: () => {}, transform: { undefined: null } })
+  const log = createLogger(tally.config, 'second-api')
+  const scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
   const app = await buildApp({
     config: tally.config,
-    log: createLogger(tally.config, 'second-api'),
+    log,
     sql,
     clickhouse: tally.clickhouse,
     blobs: tally.blobs,
@@ -30,7 +33,9 @@ async function secondApi(): Promise<{ app: FastifyInstance; sql: postgres.Sql }>
     rateLimiter: createMemoryRateLimiter(),
     readiness: [],
     sqlAccess: { unavailable: 'not needed here' },
+    scratch,
   })
+  app.addHook('onClose', () => scratch.close())
   return { app, sql }
 }
 

@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import allowedFunctions from '../../services/api/sql/allowed-functions.json' with { type: 'json' }
 import { checkTokens, parseExplainAst, SqlRefused } from '../../services/api/sql/ast.ts'
 import { sqlUserStatements } from '../../services/api/sql/engine-user.ts'
-import { createSqlGuard, EXPLAIN_SETTINGS, type GuardMode } from '../../services/api/sql/guard.ts'
+import {
+  checkAnswerText,
+  createSqlGuard,
+  EXPLAIN_SETTINGS,
+  type GuardMode,
+} from '../../services/api/sql/guard.ts'
 import { allowlist, deriveAllowedFunctions } from '../../services/api/sql/policy.ts'
 import { readServerFunctions } from '../../services/api/sql/server-functions.ts'
 import { engines } from '../support/harness.ts'
@@ -34,7 +39,7 @@ const guard = () =>
       query_params,
       clickhouse_settings: { ...EXPLAIN_SETTINGS, readonly: '1' },
     })
-    return text(stream)
+    return checkAnswerText(stream)
   })
 
 async function verdict(sql: string, mode: GuardMode = 'select', params: Record<string, unknown> = {}) {
@@ -221,6 +226,15 @@ describe('the guard, on ClickHouse', () => {
     expect(await verdict("SELECT 1') AS t, tokenizeQuery('SELECT 1 AS `a\nb`")).toMatch(
       /control character|Syntax/,
     )
+  })
+
+  it('refuses a statement whose parse would be huge, reading no more of it than the cap', async () => {
+    // 5,000 uses of a 2,000-character parameter: EXPLAIN AST prints the value at each use (10 MB).
+    const sql = `SELECT ${Array.from({ length: 5_000 }, () => '{p:String}').join(',')}`
+    expect(await verdict(sql, 'select', { p: 'x'.repeat(2_000) })).toMatch(
+      /^refused: its parse is over 8 MiB/,
+    )
+    expect(await verdict(sql, 'select', { p: 'x' })).toBe('ok')
   })
 
   it('checks a {name:Identifier} parameter as the name it becomes', async () => {

@@ -32,7 +32,7 @@ describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
       { model: 'gpt-4o-mini', n: '2', usd: 0.75 },
     ])
     expect(res.data.row_count).toBe(2)
-    expect(res.data.statistics.rows_read).toBeGreaterThan(0)
+    expect(Object.keys(res.data.statistics)).toEqual(['elapsed_ms'])
   })
 
   it('reads sessions with their totals, deduplicated: a re-sent request counts once', async () => {

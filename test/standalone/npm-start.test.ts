@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { isAlive } from '../../services/shared/os.ts'
 import { callApi } from '../support/api.ts'
 import {
   cleanUpProcesses,
@@ -10,6 +11,7 @@ import {
   type TallyProcess,
   waitForOutput,
 } from '../support/processes.ts'
+import { waitFor } from '../support/wait.ts'
 
 afterAll(cleanUpProcesses)
 
@@ -162,13 +164,36 @@ describe('npm start', () => {
   }, 120_000)
 })
 
-describe('npm start with its ClickHouse server gone', () => {
-  it('exits 1 naming it, instead of answering without its database', async () => {
-    const dataDir = freshDataDir('tally-standalone-')
-    const running = await start(dataDir)
-    const state = JSON.parse(readFileSync(join(dataDir, 'clickhouse-server', 'server.json'), 'utf8'))
-    process.kill(state.pid, 'SIGKILL')
-    expect(await running.exited).toBe(1)
-    expect(running.output()).toContain('embedded ClickHouse server is gone')
-  }, 120_000)
+describe('npm start with an embedded engine gone', () => {
+  const enginePid = {
+    clickhouse: (dataDir: string) =>
+      JSON.parse(readFileSync(join(dataDir, 'clickhouse-server', 'server.json'), 'utf8')).pid as number,
+    postgres: (dataDir: string) =>
+      JSON.parse(readFileSync(join(dataDir, 'postgres', 'server.json'), 'utf8')).pid as number,
+  }
+
+  it.each(['clickhouse', 'postgres'] as const)(
+    'exits 1 when its %s is killed, naming it, instead of answering without it',
+    async (engine) => {
+      const dataDir = freshDataDir('tally-standalone-')
+      const running = await start(dataDir)
+      const pids = { clickhouse: enginePid.clickhouse(dataDir), postgres: enginePid.postgres(dataDir) }
+      process.kill(pids[engine], 'SIGKILL')
+      expect(await running.exited).toBe(1)
+      const fatal = running
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && JSON.parse(line).level === 60)
+        .map((line) => JSON.parse(line))
+      expect(fatal).toEqual([
+        expect.objectContaining({ engine, msg: expect.stringMatching(/^embedded_engine_lost: /) }),
+      ])
+      // No engine is left behind for the restarted process to trip over.
+      await waitFor(() => !isAlive(pids.clickhouse) && !isAlive(pids.postgres), {
+        what: 'both engines to have ended with the process',
+        timeoutMs: 20_000,
+      })
+    },
+    120_000,
+  )
 })

@@ -8,12 +8,12 @@
  * - on SIGTERM, `{"event":"closed"}` once its handle is closed; then it exits 0.
  */
 import { pino } from 'pino'
-import type { Config } from '../../services/shared/config.ts'
+import { loadConfig } from '../../services/shared/config.ts'
 import { openPostgres } from '../../services/shared/postgres.ts'
 
 const print = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`)
 const log = pino({ level: process.env.TALLY_LOG_LEVEL ?? 'info' })
-const config = { TALLY_DATA_DIR: process.env.TALLY_DATA_DIR } as Config
+const config = loadConfig({ TALLY_DATA_DIR: process.env.TALLY_DATA_DIR })
 const pg = await openPostgres(config, log)
 print({ event: 'opened', describe: pg.describe })
 // Signal handlers alone do not keep a process running.

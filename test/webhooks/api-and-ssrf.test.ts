@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto'
+import postgres from 'postgres'
 import { describe, expect, it } from 'vitest'
+import { buildApp } from '../../services/api/app.ts'
+import { createLogger } from '../../services/shared/logger.ts'
+import type { Sql } from '../../services/shared/postgres.ts'
+import { createMemoryRateLimiter } from '../../services/shared/rate-limit.ts'
+import { openScratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import type { TestOrg } from '../support/harness.ts'
@@ -102,6 +108,26 @@ describe('webhook API', () => {
       data: null,
       error: 'Webhook not found',
     })
+  })
+
+  it('answer 404 to a test of a webhook deleted between its look-up and the read of its keys', async () => {
+    const org = await suite.tally.newOrg()
+    const hook = await createWebhook(suite.tally, org, 'https://hooks.example.com')
+    const api = await apiWhoseKeyReadComesAfter(
+      () => suite.tally.sql`delete from webhooks where id = ${hook.id}`,
+    )
+    try {
+      const res = await api.app.inject({
+        method: 'POST',
+        url: `/v1/webhooks/${hook.id}/test`,
+        headers: org.headers,
+      })
+      expect(api.interleaved()).toBe(true)
+      expect(res.statusCode, res.body).toBe(404)
+      expect(res.json()).toEqual({ data: null, error: 'Webhook not found' })
+    } finally {
+      await api.close()
+    }
   })
 
   it('let any key of the organization create, rotate and delete, not only admin keys', async () => {
@@ -225,3 +251,51 @@ describe('outbound safety (private networks refused)', () => {
     expect(suite.receiver.to(hook.path)).toHaveLength(0)
   })
 })
+
+/**
+ * A second API over a pool of its own, where `before` runs (and commits) just before the first
+ * read of a webhook's signing keys: whatever it changes lands between a route's look-up of the
+ * webhook and that read, every time.
+ */
+async function apiWhoseKeyReadComesAfter(before: () => PromiseLike<unknown>) {
+  const { config } = suite.tally
+  const pool = postgres(config.DATABASE_URL as string, {
+    max: 2,
+    onnotice: () => {},
+    transform: { undefined: null },
+  })
+  let interleaved = false
+  const sql = new Proxy(pool, {
+    apply(target, self, args: unknown[]) {
+      const [strings] = args
+      if (!interleaved && Array.isArray(strings) && strings.join('').includes('select hmac_key')) {
+        interleaved = true
+        return Promise.resolve(before()).then(() => Reflect.apply(target, self, args))
+      }
+      return Reflect.apply(target, self, args)
+    },
+  }) as Sql
+  const log = createLogger(config, 'second-api')
+  const scratch = await openScratch(config.TALLY_DATA_DIR, log)
+  const app = await buildApp({
+    config,
+    log,
+    sql,
+    clickhouse: suite.tally.clickhouse,
+    blobs: suite.tally.blobs,
+    publisher: suite.tally.publisher,
+    rateLimiter: createMemoryRateLimiter(),
+    readiness: [],
+    sqlAccess: { unavailable: 'not needed here' },
+    scratch,
+  })
+  return {
+    app,
+    interleaved: () => interleaved,
+    async close() {
+      await app.close()
+      await scratch.close()
+      await pool.end()
+    },
+  }
+}

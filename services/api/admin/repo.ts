@@ -1,4 +1,6 @@
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { deleteOrganizationRows } from '../../shared/clickhouse/organization-rows.ts'
+import { recordDeletion } from '../../shared/deleted-organizations.ts'
 import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { Page } from '../http/paging.ts'
@@ -22,6 +24,14 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
     return hashes
   }
 
+  /** Deletes the organization's webhooks (their deliveries cascade) and tells every dispatcher. */
+  async function deleteWebhooks(tx: TxSql, id: string): Promise<void> {
+    const webhooks = await tx<
+      { id: string }[]
+    >`delete from webhooks where organization_id = ${id} returning id`
+    for (const webhook of webhooks) await announceWebhookChange(tx, id, webhook.id)
+  }
+
   return {
     async list(page: Page): Promise<Organization[]> {
       return sql<Organization[]>`
@@ -30,11 +40,19 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
     },
 
     /**
-     * The first step of a deletion: the organization's keys stop working, so nothing new is
-     * written for it. Their hashes (hex), or null when there is no such organization.
+     * The first step of a deletion: the organization is recorded as deleted (its events still in
+     * Kafka are dropped, its exports stop), its keys stop working, so nothing new is written for
+     * it, and its webhooks go with their deliveries, so nothing more is sent for it while the
+     * deletion waits for its exports. The keys' hashes (hex), or null when there is no such
+     * organization.
      */
-    async revokeKeys(id: string): Promise<string[] | null> {
-      return transaction(sql, async (tx) => ((await lock(tx, id)) ? deleteKeys(tx, id) : null))
+    async beginDeletion(id: string): Promise<string[] | null> {
+      return transaction(sql, async (tx) => {
+        if (!(await lock(tx, id))) return null
+        await recordDeletion(tx, id)
+        await deleteWebhooks(tx, id)
+        return deleteKeys(tx, id)
+      })
     },
 
     /** The object-storage keys of the organization's prompt bodies. */
@@ -44,29 +62,8 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
       return rows.map((row) => row.storage_key)
     },
 
-    /**
-     * Deletes the organization's rows from every table of Tally's ClickHouse database that has an
-     * organization_id column (lightweight DELETE: the statement returns once the rows are gone
-     * from every query; merges drop them from disk later). Returns the tables.
-     */
-    async deleteClickHouseRows(id: string): Promise<string[]> {
-      const result = await clickhouse.query({
-        query: `SELECT name FROM system.tables
-                WHERE database = currentDatabase() AND engine LIKE '%MergeTree'
-                  AND name IN (SELECT table FROM system.columns
-                               WHERE database = currentDatabase() AND name = 'organization_id')
-                ORDER BY name`,
-        format: 'JSONEachRow',
-      })
-      const tables = (await result.json<{ name: string }>()).map((row) => row.name)
-      for (const table of tables) {
-        await clickhouse.command({
-          query: 'DELETE FROM {table:Identifier} WHERE organization_id = {org:UUID}',
-          query_params: { table, org: id },
-        })
-      }
-      return tables
-    },
+    /** Deletes the organization's rows from every ClickHouse table that has them; the tables. */
+    deleteClickHouseRows: (id: string): Promise<string[]> => deleteOrganizationRows(clickhouse, id),
 
     /**
      * The last step: the organization's row, and through the cascades every Postgres row of it
@@ -80,8 +77,7 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
         const keyHashes = await deleteKeys(tx, id)
         const bodies = await tx<{ storage_key: string }[]>`
           select storage_key from prompt_versions where organization_id = ${id}`
-        const webhooks = await tx<{ id: string }[]>`select id from webhooks where organization_id = ${id}`
-        for (const webhook of webhooks) await announceWebhookChange(tx, id, webhook.id)
+        await deleteWebhooks(tx, id)
         await tx`delete from organizations where id = ${id}`
         return { keyHashes, bodyKeys: bodies.map((row) => row.storage_key) }
       })

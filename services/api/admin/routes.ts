@@ -6,6 +6,8 @@ import { notFound } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import type { RateLimiter } from '../../shared/rate-limit.ts'
+import type { Scratch } from '../../shared/scratch.ts'
+import { createExportRepo } from '../exports/repo.ts'
 import { adminAuthHook } from '../http/auth.ts'
 import type { AuthFailureLimit } from '../http/auth-failures.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
@@ -34,6 +36,9 @@ export interface AdminDeps {
   log: Logger
   keys: ApiKeyRepo
   forgetKey: (keyHashHex: string) => void
+  /** TALLY_EXPORT_LEASE: how long a deletion waits at most for the organization's exports to stop. */
+  exportLeaseMs: number
+  scratch: Scratch
 }
 
 /** The admin's calls share one rate-limit window, apart from every organization key's. */
@@ -47,9 +52,12 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
     const repo = createOrganizationRepo(deps.sql, deps.clickhouse)
     const service = createOrganizationService({
       repo,
+      exports: createExportRepo(deps.sql),
       blobs: deps.blobs,
       log: deps.log,
       forgetKey: deps.forgetKey,
+      exportLeaseMs: deps.exportLeaseMs,
+      sweepScratch: () => deps.scratch.sweep(),
     })
     app.addHook('onRequest', adminAuthHook(deps.adminKey, deps.authFailures))
     app.addHook(
@@ -90,7 +98,8 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         operationId: 'deleteOrganization',
         security,
         summary:
-          'Delete an organization with all its data: keys, prompts and their bodies, webhooks and deliveries, request rows. ' +
+          'Delete an organization with all its data: keys, prompts and their bodies, webhooks and deliveries, request rows, exports and their files. ' +
+          'Its running exports are stopped first (a 503 if they have not stopped within the export lease), and its events still on their way are dropped. ' +
           'On a 5xx, send it again: it resumes where it stopped.',
         params: organizationParams,
         response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },

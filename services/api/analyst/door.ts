@@ -14,7 +14,7 @@ import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompre
 import type { Logger } from '../../shared/logger.ts'
 import { type AuthFailureLimit, retryAfterSeconds } from '../http/auth-failures.ts'
 import { clientGone } from '../http/client-gone.ts'
-import { createSqlGuard, SqlRefused } from '../sql/guard.ts'
+import { checkAnswerText, createSqlGuard, SqlRefused } from '../sql/guard.ts'
 
 export interface AnalystDoorOptions {
   host: string
@@ -212,9 +212,8 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
       for (const [name, value] of Object.entries(checkParams))
         search.set(`param_${name}`, whose === 'caller' ? String(value) : escaped(String(value)))
       const { status, headers, body } = await toEngine(search, {}, text, deadline)
-      const bytes = Buffer.concat(await body.toArray())
-      if (status !== 200) throw new EngineAnswer(status, headers, bytes)
-      return bytes.toString('utf8')
+      if (status !== 200) throw new EngineAnswer(status, headers, Buffer.concat(await body.toArray()))
+      return checkAnswerText(body)
     })
     try {
       await guard.check(statement, 'analyst', params)

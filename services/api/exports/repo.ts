@@ -58,6 +58,17 @@ export function createExportRepo(sql: Sql) {
       })
     },
 
+    /**
+     * Exports of the organization running under a lease that has not ended: a worker may still
+     * write their files. Once none is, nothing writes for the organization until another is claimed.
+     */
+    async runningUnderLease(organizationId: string): Promise<number> {
+      const [row] = await sql<{ n: number }[]>`
+        select count(*)::int as n from exports
+        where organization_id = ${organizationId} and status = 'running' and lease_expires_at > now()`
+      return row?.n ?? 0
+    },
+
     async list(
       organizationId: string,
       page: { offset: number; limit: number; status?: ExportRecord['status'] | undefined },

@@ -14,14 +14,13 @@ interface ValidationItem {
 
 /** "body.pageSize: must be one of 10, 25, 50, 100" from a zod validation failure. */
 function describeValidation(context: string | undefined, items: ValidationItem[]): string {
-  return items
-    .slice(0, 5)
-    .map((item) => {
-      const path = item.params?.issue?.path ?? item.instancePath?.split('/').filter(Boolean) ?? []
-      const where = [context ?? 'body', ...path.map(String)].join('.')
-      return `${where}: ${item.params?.issue?.message ?? item.message ?? 'invalid'}`
-    })
-    .join('; ')
+  const lines = items.map((item) => {
+    const path = item.params?.issue?.path ?? item.instancePath?.split('/').filter(Boolean) ?? []
+    const where = [context ?? 'body', ...path.map(String)].join('.')
+    return `${where}: ${item.params?.issue?.message ?? item.message ?? 'invalid'}`
+  })
+  // Two checks of one field can say the same (wholeNumber's int() and max() for 1e20): once.
+  return [...new Set(lines)].slice(0, 5).join('; ')
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {

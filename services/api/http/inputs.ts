@@ -86,3 +86,24 @@ export function installInputRules(app: FastifyInstance): void {
 
 /** A UUID as callers send it, in any letter case; stored and compared in lower case. */
 export const uuidInput = z.uuid('must be a UUID').overwrite((id) => id.toLowerCase())
+
+/**
+ * A whole number from `min` to `max`. zod's int() also refuses whole numbers past 2^53 (1e20):
+ * those are out of range, and the caller reads the bound they pass, not "not a whole number".
+ */
+export function wholeNumber(min: number, max: number) {
+  const tooSmall = `must be at least ${min}`
+  const tooBig = `must be at most ${max}`
+  return z
+    .number()
+    .int({
+      error: (issue) =>
+        Number.isInteger(issue.input)
+          ? (issue.input as number) < min
+            ? tooSmall
+            : tooBig
+          : 'must be a whole number',
+    })
+    .min(min, tooSmall)
+    .max(max, tooBig)
+}

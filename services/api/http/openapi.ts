@@ -184,8 +184,12 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'openapi', description: 'This document' },
 ]
 
-/** OpenAPI 3.1 from the routes' zod schemas, at /openapi.json, with a docs page at /docs. */
-export async function installOpenApi(app: FastifyInstance, serverUrl: string): Promise<void> {
+/**
+ * OpenAPI 3.1 from the routes' zod schemas, at /openapi.json, with a docs page at /docs. Its
+ * server is `serverUrl()` as each request finds it: with PORT=0 it is known only once the API listens.
+ */
+export async function installOpenApi(app: FastifyInstance, serverUrl: () => string): Promise<void> {
+  const withServer = <T extends object>(document: T) => ({ ...document, servers: [{ url: serverUrl() }] })
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -196,7 +200,6 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
           'Prompts with immutable versions, request logging and search, sessions and signed webhooks. ' +
           'Every JSON answer is the envelope { data, error }. Authenticate with Authorization: Bearer <API_KEY>.',
       },
-      servers: [{ url: serverUrl }],
       tags: TAGS,
       components: {
         securitySchemes: {
@@ -218,7 +221,7 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
       return document
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: withServer })
   app.get('/openapi.json', {
     schema: {
       tags: ['openapi'],
@@ -230,6 +233,6 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: string): P
         ...publicErrorResponses,
       },
     },
-    handler: async () => app.swagger(),
+    handler: async () => withServer(app.swagger()),
   })
 }

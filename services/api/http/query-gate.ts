@@ -59,12 +59,22 @@ export function createQueryGate(perOrganization: number, waitMs: number) {
   }
 
   return {
-    async run<T>(organizationId: string, work: () => Promise<T>): Promise<T> {
+    /**
+     * Runs `work` in one of the organization's slots. `work` may `hold` the slot past its own end
+     * until a promise settles (a server query that outlives its answer): the caller has its
+     * answer, the organization still counts the query as running.
+     */
+    async run<T>(
+      organizationId: string,
+      work: (hold: (until: Promise<unknown>) => void) => Promise<T>,
+    ): Promise<T> {
       await enter(organizationId)
+      const held: Promise<unknown>[] = []
       try {
-        return await work()
+        return await work((until) => void held.push(until))
       } finally {
-        leave(organizationId)
+        if (held.length === 0) leave(organizationId)
+        else void Promise.allSettled(held).then(() => leave(organizationId))
       }
     },
   }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { inputProblem } from '../http/inputs.ts'
 import { type IntakeEvent, intakeEvent } from '../requests/intake.ts'
 import { Attributes, TooDeepError } from './attributes.ts'
-import type { ExportTraceServiceRequest } from './gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
+import type { DecodedExport } from './decode.ts'
 import type { Span } from './gen/opentelemetry/proto/trace/v1/trace_pb.js'
 
 // Attribute names, copied from the conventions rather than imported (the GenAI ones live in
@@ -126,18 +126,14 @@ interface Located {
   where: string
 }
 
-/** Every span of the request with its resource's attributes and its place in the body. */
-function spansOf(request: ExportTraceServiceRequest): Located[] {
+/** Every decoded span with its resource's attributes and its place in the body. */
+function spansOf(decoded: DecodedExport): Located[] {
   const out: Located[] = []
-  request.resourceSpans.forEach((rs, r) => {
-    const resource = new Attributes(rs.resource?.attributes ?? [])
+  for (const { resource: rs, spans } of decoded.resources) {
+    const resource = new Attributes(rs?.attributes ?? [])
     const resourceContext = ownContext(resource)
-    rs.scopeSpans.forEach((ss, s) => {
-      ss.spans.forEach((span, i) => {
-        out.push({ span, resource, resourceContext, where: `resourceSpans.${r}.scopeSpans.${s}.spans.${i}` })
-      })
-    })
-  })
+    for (const { span, where } of spans) out.push({ span, resource, resourceContext, where })
+  }
   return out
 }
 
@@ -164,8 +160,8 @@ function ownContext(attrs: Attributes): Context {
  * nearest ancestor in the same request that names them (agent frameworks put gen_ai.conversation.id
  * on the agent span), then from the resource, then from the export request's headers.
  */
-export function mapExport(request: ExportTraceServiceRequest, defaults: ExportDefaults): SpanOutcome[] {
-  const located = spansOf(request)
+export function mapExport(decoded: DecodedExport, defaults: ExportDefaults): SpanOutcome[] {
+  const located = spansOf(decoded)
   const contexts = new Map<string, { parent: string; context: Context }>()
   const parsed = located.map(({ span }) => {
     const attrs = new Attributes(span.attributes)

@@ -1,6 +1,7 @@
+import { availableParallelism } from 'node:os'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { Counter } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
 import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
@@ -9,8 +10,11 @@ import { rawBodyDocumented } from '../http/openapi.ts'
 import { metadata } from '../requests/helicone.ts'
 import type { IntakeEvent } from '../requests/intake.ts'
 import type { Intake } from '../requests/service.ts'
-import { decodeContent, decodeRequest, encodeResponse, type OtlpEncoding } from './decode.ts'
-import { type ExportDefaults, mapExport } from './mapping.ts'
+import type { OtlpEncoding } from './decode.ts'
+import { decodeContent, encodeResponse } from './http.ts'
+import type { ExportDefaults, SpanOutcome } from './mapping.ts'
+import { createWorkerPool, PoolFullError, TaskDeadlineError, TaskError, type WorkerPool } from './pool.ts'
+import type { DecodeTask } from './worker.ts'
 
 const spans = new Counter({
   name: 'tally_otlp_spans_total',
@@ -21,6 +25,23 @@ const incomplete = new Counter({
   name: 'tally_otlp_spans_incomplete_total',
   help: 'Model-call spans stored without an attribute Tally maps (the row names it in properties["tally.missing"])',
   labelNames: ['missing'],
+})
+
+const pools = new Set<WorkerPool<DecodeTask, SpanOutcome[]>>()
+new Gauge({
+  name: 'tally_otlp_exports_decoding',
+  help: 'OTLP exports being decoded in the decoding threads (state="running"), waiting for one (state="waiting"), and the threads (state="threads")',
+  labelNames: ['state'],
+  collect() {
+    const total = { threads: 0, running: 0, waiting: 0 }
+    for (const pool of pools) {
+      const stats = pool.stats()
+      total.threads += stats.size
+      total.running += stats.running
+      total.waiting += stats.waiting
+    }
+    for (const [state, value] of Object.entries(total)) this.set({ state }, value)
+  },
 })
 
 // Path, operationId. /v1/otel/v1/traces is where a Collector's otlphttp exporter posts with
@@ -40,11 +61,15 @@ const MEDIA_TYPES: Record<string, OtlpEncoding> = {
 /** At most this many rejection reasons are named in partial_success.error_message. */
 const REASONS_SHOWN = 3
 
+const ACCEPTED = 'must be application/x-protobuf or application/json (OTLP/HTTP)'
+
 const unsupportedMediaType = (given: string) =>
   new AppError(
     415,
     'unsupported_media_type',
-    `Content-Type: must be application/x-protobuf or application/json, got ${JSON.stringify(given.slice(0, 80))}`,
+    given.trim() === ''
+      ? `Content-Type: is missing; ${ACCEPTED}`
+      : `Content-Type: ${ACCEPTED}, got ${JSON.stringify(given.slice(0, 80))}`,
   )
 
 function encodingOf(request: FastifyRequest): OtlpEncoding {
@@ -69,6 +94,45 @@ function defaultsOf(request: FastifyRequest): ExportDefaults {
 const bytes = { type: 'string', format: 'binary' }
 
 /**
+ * The decoding threads: one core is left to the event loop (and so to the routes that answer
+ * fast). Exports waiting for a thread: a few per organization (an exporter sends one at a time,
+ * a Collector a handful), a bounded number and bytes in all.
+ */
+const POOL = {
+  size: Math.max(1, Math.min(4, availableParallelism() - 1)),
+  maxQueuedPerKey: 8,
+  maxQueued: 64,
+  // Bodies waiting are held in memory: a few dozen MiB, whatever the number of exports.
+  maxQueuedBytes: 64 * 1024 * 1024,
+  deadlineMs: 20_000,
+}
+
+/** The answer for what the pool threw: the task's own 4xx, or why it did not run to its end. */
+function poolError(err: unknown): unknown {
+  if (err instanceof TaskError && err.status !== undefined && err.code !== undefined)
+    return new AppError(err.status, err.code, err.message)
+  if (err instanceof PoolFullError)
+    return err.scope === 'key'
+      ? new AppError(
+          429,
+          'rate_limited',
+          `At most ${POOL.maxQueuedPerKey} OTLP exports of one organization wait to be decoded; retry`,
+          { retryAfterSeconds: 1 },
+        )
+      : new AppError(503, 'unavailable', 'Too many OTLP exports are waiting to be decoded; retry', {
+          retryAfterSeconds: 1,
+        })
+  if (err instanceof TaskDeadlineError)
+    return new AppError(
+      503,
+      'unavailable',
+      `Decoding the export took longer than ${err.deadlineMs} ms; send smaller batches (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)`,
+      { retryAfterSeconds: 1 },
+    )
+  return err
+}
+
+/**
  * OTLP/HTTP trace intake: model-call spans become request events (docs/requests.md, "OpenTelemetry")
  * through the same intake as POST /v1/request/log, so they are durable before the 200.
  */
@@ -76,11 +140,25 @@ export function otlpRoutes(deps: {
   intake: Intake
   maxBytes: number
   maxEvents: number
+  maxSpans: number
 }): FastifyPluginAsyncZod {
   return async (app) => {
+    const pool = createWorkerPool<DecodeTask, SpanOutcome[]>({
+      file: new URL('./worker.ts', import.meta.url),
+      ...POOL,
+    })
+    pools.add(pool)
+    app.addHook('onClose', () => {
+      pools.delete(pool)
+      return pool.close()
+    })
     // This plugin's own parsers: the raw body (protobuf or JSON, maybe gzip), checked in the
     // handler; any other media type is a 415 that names the two.
     app.removeAllContentTypeParsers()
+    // Before fastify's own parsing, which names JSON alone when the header is missing.
+    app.addHook('preParsing', async (request) => {
+      encodingOf(request)
+    })
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) =>
       done(null, body),
     )
@@ -94,7 +172,7 @@ export function otlpRoutes(deps: {
           summary: 'OTLP/HTTP trace export: model-call spans become requests',
           description:
             'An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; ' +
-            `at most ${deps.maxBytes} bytes before and after decompression. The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. ` +
+            `at most ${deps.maxBytes} bytes before and after decompression and ${deps.maxSpans} spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. ` +
             'Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope.',
           response: {
             200: {
@@ -113,8 +191,20 @@ export function otlpRoutes(deps: {
           const encoding = encodingOf(request)
           const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0)
           const body = await decodeContent(raw, request.headers['content-encoding'], deps.maxBytes)
-          const exported = decodeRequest(body, encoding)
-          const outcomes = mapExport(exported, defaultsOf(request))
+          // A copy the thread is given: fastify's buffer may share its memory with others.
+          const copy = new Uint8Array(new ArrayBuffer(body.length))
+          copy.set(body)
+          const task: DecodeTask = {
+            body: copy,
+            encoding,
+            maxSpans: deps.maxSpans,
+            defaults: defaultsOf(request),
+          }
+          const outcomes = await pool
+            .run(organizationId, task, { bytes: copy.length, transfer: [copy.buffer] })
+            .catch((err) => {
+              throw poolError(err)
+            })
 
           const events: IntakeEvent[] = []
           const reasons: string[] = []

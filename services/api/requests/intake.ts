@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Counter } from 'prom-client'
 import { z } from 'zod'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
-import { uuidInput } from '../http/inputs.ts'
+import { uuidInput, wholeNumber } from '../http/inputs.ts'
 import { costOf, type PriceTable } from './prices.ts'
 import { extractUsage } from './usage.ts'
 
@@ -26,11 +26,7 @@ const instant = z
   ])
   .refine((t) => inTimeRange(typeof t === 'number' ? t : Date.parse(t)), TIME_RANGE_RULE)
 
-const tokens = z
-  .number()
-  .int('must be a whole number')
-  .min(0, 'must be at least 0')
-  .max(INT32_MAX, `must be at most ${INT32_MAX}`)
+const tokens = wholeNumber(0, INT32_MAX)
 
 const spanId = z
   .string()

@@ -95,7 +95,7 @@ export function createIntake(deps: {
         throw new AppError(
           503,
           'busy',
-          `Tally is busy: too many events wait for Kafka (${err.message}); retry in ${err.retryAfterSeconds} s with the same request ids`,
+          `Tally is busy: too many events wait to be stored (${err.message}); retry in ${err.retryAfterSeconds} s with the same request ids`,
           { retryAfterSeconds: err.retryAfterSeconds },
         )
       }

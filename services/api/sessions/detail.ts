@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS, REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
+import { totalsStatement } from './sql.ts'
 
 /** At most this many requests of one session are answered (the first ones in time order). */
 export const SESSION_DETAIL_LIMIT = 1000
@@ -28,9 +29,30 @@ const detailRow = z.object({
 
 type DetailRow = z.output<typeof detailRow>
 
-/** The session's requests in time order (one more than the limit, to tell truncation). */
+const totalsRow = z.object({
+  latest_session_name: z.string(),
+  session_total_requests: z.number().int(),
+  session_total_cost: z.number(),
+  session_total_tokens: z.number().int(),
+})
+
+export interface SessionDetail {
+  /** Over every request of the session, however many are listed. */
+  totals: z.output<typeof totalsRow>
+  /** The session's first requests in time order: one more than the limit, to tell truncation. */
+  rows: DetailRow[]
+}
+
+/** A session's totals and its first requests; null when it has none. */
 export function createSessionDetailRepo(client: ClickHouseClient, limits: QueryLimits) {
-  return async (organizationId: string, sessionId: string): Promise<DetailRow[]> => {
+  return async (organizationId: string, sessionId: string): Promise<SessionDetail | null> => {
+    const [totals] = totalsRow.array().parse(
+      await readRows(client, limits, {
+        ...totalsStatement(organizationId, sessionId),
+        clickhouse_settings: READ_SETTINGS,
+      }),
+    )
+    if (!totals || totals.session_total_requests === 0) return null
     const rows = await readRows(client, limits, {
       query: `SELECT request_id, request_created_at AS created_at, response_created_at AS completed_at,
                 latency AS latency_ms, provider, model, status, prompt_tokens, completion_tokens,
@@ -47,7 +69,7 @@ export function createSessionDetailRepo(client: ClickHouseClient, limits: QueryL
       },
       clickhouse_settings: READ_SETTINGS,
     })
-    return detailRow.array().parse(rows)
+    return { totals, rows: detailRow.array().parse(rows) }
   }
 }
 

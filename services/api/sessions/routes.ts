@@ -184,9 +184,14 @@ const sessionDetail = z
   .object({
     session_id: z.string(),
     session_name: z.string().describe("The latest request's session name"),
-    total_requests: z.number().int(),
-    total_cost: z.number().describe('USD'),
-    total_tokens: z.number().int(),
+    total_requests: z.number().int().describe('Every request of the session, listed or not'),
+    total_cost: z.number().describe('USD, over every request of the session'),
+    total_tokens: z
+      .number()
+      .int()
+      .describe(
+        'prompt_tokens plus completion_tokens over every request, as POST /v1/session/query counts them',
+      ),
     truncated: z
       .boolean()
       .describe(`More than ${SESSION_DETAIL_LIMIT} requests: only the first ones are listed`),
@@ -232,8 +237,9 @@ export function sessionRoutes(
         }
         return gate.run(organizationId, async () => {
           const found = await detail(organizationId, request.params.id)
-          if (found.length === 0) throw notFound('Session not found')
-          const rows = found.slice(0, SESSION_DETAIL_LIMIT)
+          if (!found) throw notFound('Session not found')
+          const { totals } = found
+          const rows = found.rows.slice(0, SESSION_DETAIL_LIMIT)
           const tree = buildTree(rows)
           const requests = rows.map((row, i) => ({
             ...row,
@@ -243,11 +249,11 @@ export function sessionRoutes(
           }))
           return ok({
             session_id: request.params.id,
-            session_name: rows.findLast((r) => r.session_name)?.session_name ?? '',
-            total_requests: rows.length,
-            total_cost: rows.reduce((sum, r) => sum + r.cost_usd, 0),
-            total_tokens: rows.reduce((sum, r) => sum + r.total_tokens, 0),
-            truncated: found.length > SESSION_DETAIL_LIMIT,
+            session_name: totals.latest_session_name,
+            total_requests: totals.session_total_requests,
+            total_cost: totals.session_total_cost,
+            total_tokens: totals.session_total_tokens,
+            truncated: found.rows.length > SESSION_DETAIL_LIMIT,
             requests,
           })
         })

@@ -255,6 +255,23 @@ ORDER BY ${orderOf(q)}`,
   }
 }
 
+/**
+ * One session's totals over all its requests, with the very aggregates (and the same latest name)
+ * the session list shows, so GET /v1/session/{id} and POST /v1/session/query agree on a session.
+ */
+export function totalsStatement(organizationId: string, sessionId: string): Statement {
+  const totals = ['session_total_requests', 'session_total_cost', 'session_total_tokens']
+  return {
+    query: `
+SELECT
+  argMaxIf(session_name, request_created_at, session_name != '') AS latest_session_name,
+  ${aggregatesFor('', totals)}
+FROM request_response_rmt FINAL
+WHERE organization_id = {org:UUID} AND session_id = {session_id:String}`,
+    query_params: { org: organizationId, session_id: sessionId },
+  }
+}
+
 /** How many sessions the same body would page through. */
 export function countStatement(q: SessionQuery): Statement {
   const c = conditions(q)

@@ -35,6 +35,30 @@ export type AskServer = (
   whose: 'guard' | 'caller',
 ) => Promise<string>
 
+/**
+ * The most a check's answer (a statement's tokens, its EXPLAIN AST) may hold. A 100 KB statement
+ * parses to far less; a parameter used thousands of times is printed each time, and what Tally
+ * reads must not grow with that.
+ */
+const MAX_CHECK_ANSWER_BYTES = 8 * 1024 * 1024
+
+/** A check's answer as text, refused (and the stream let go) past MAX_CHECK_ANSWER_BYTES. */
+export async function checkAnswerText(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    if (size > MAX_CHECK_ANSWER_BYTES) {
+      body.destroy()
+      throw new SqlRefused(
+        `its parse is over ${MAX_CHECK_ANSWER_BYTES / 1024 / 1024} MiB (a parameter or expression repeated too many times)`,
+      )
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 /** Settings of the checks' requests: EXPLAIN AST's lines as they are, and no more than a 100 KB statement needs. */
 export const EXPLAIN_SETTINGS = {
   default_format: 'TabSeparatedRaw',

@@ -74,6 +74,16 @@ const DENIED_FUNCTIONS = new Map<string, string>(
     arrayLevenshteinDistance: UNBOUNDED,
     arrayLevenshteinDistanceWeighted: UNBOUNDED,
     arraySimilarity: UNBOUNDED,
+    // Grid functions whose output grows with a small argument (a ring's radius, a resolution
+    // step, a box's precision): one h3kRing(cell, 360) call ran 105 s, past max_execution_time
+    // and KILL QUERY alike, since the engine checks both between blocks.
+    h3kRing: UNBOUNDED,
+    h3HexRing: UNBOUNDED,
+    h3ToChildren: UNBOUNDED,
+    h3Line: UNBOUNDED,
+    h3PolygonToCells: UNBOUNDED,
+    h3PolygonToCellsWithContainment: UNBOUNDED,
+    geohashesInBox: UNBOUNDED,
   }),
 )
 

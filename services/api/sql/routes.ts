@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { clientGone } from '../http/client-gone.ts'
-import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
+import { bodyErrorResponses, envelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { SqlRunner } from './runner.ts'
 
@@ -60,11 +60,11 @@ const sqlResult = z
         'One object per row, keyed by column. 64-bit integers are strings (no precision lost), times ISO 8601 UTC',
       ),
     row_count: z.number().int(),
-    statistics: z.object({
-      elapsed_ms: z.number(),
-      rows_read: z.number().int(),
-      bytes_read: z.number().int(),
-    }),
+    statistics: z
+      .object({ elapsed_ms: z.number() })
+      .describe(
+        "How long the server took. No rows or bytes read: those count granules shared with other organizations' rows",
+      ),
   })
   .meta({ id: 'SqlResult' })
 
@@ -94,7 +94,8 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         description:
           "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
           "Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over " +
-          'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window). The answer is streamed as ClickHouse ' +
+          'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window); ClickHouse busy or unreachable is 503. ' +
+          'The answer is streamed as ClickHouse ' +
           "writes it, in the request's format. See docs/data-teams.md.",
         body: sqlQueryBody,
         response: {
@@ -108,7 +109,7 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
               'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
             },
           },
-          ...errorResponses,
+          ...queryErrorResponses,
           ...bodyErrorResponses,
         },
       },
@@ -117,14 +118,16 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         const { organizationId } = principalOf(request)
         const { sql, params, format } = request.body
         // The organization's slot is held until the server's query has ended: the answer sent to
-        // its end, or, when the client goes away or the deadline passes, the query killed and gone.
-        return gate.run(organizationId, async () => {
+        // its end, or, when the client goes away or the deadline passes, the query killed and gone
+        // (past a short wait the caller has its answer, and the slot stays held until then).
+        return gate.run(organizationId, async (hold) => {
           const answer = await runner.run(
             organizationId,
             sql,
             params,
             format,
             clientGone(request.raw, reply.raw),
+            hold,
           )
           reply.header('content-type', answer.contentType)
           if (answer.extension)

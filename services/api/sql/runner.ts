@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import { PassThrough, type Readable, Transform } from 'node:stream'
-import { text } from 'node:stream/consumers'
 import { pipeline } from 'node:stream/promises'
-import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { Counter } from 'prom-client'
+import { clickHouseAnswer } from '../../shared/clickhouse/errors.ts'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
-import { endQuery } from '../../shared/clickhouse/query-end.ts'
+import { endQuery, endQueryEventually } from '../../shared/clickhouse/query-end.ts'
 import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
-import { createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
+import { checkAnswerText, createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
 import { jsonEnvelope } from './json-envelope.ts'
 
 /**
@@ -73,9 +73,14 @@ export interface SqlRunner {
     params: SqlParams,
     format: SqlFormat,
     clientGone: AbortSignal,
+    /** Keeps the organization's slot until the promise settles: a killed query still running. */
+    hold: (until: Promise<unknown>) => void,
   ): Promise<SqlAnswer>
   schema(): Promise<SqlTable[]>
 }
+
+/** How long the answer waits for a killed query to be gone before it is sent anyway. */
+const END_WAIT_MS = 5_000
 
 /** The text of an answer may be this many times the engine's max_result_bytes (blocks in memory) at most. */
 const TEXT_PER_RESULT_BYTE = 4
@@ -85,23 +90,6 @@ const queriesTotal = new Counter({
   help: "Callers' SQL queries (POST /v1/sql/query) by outcome: ok, refused (4xx), failed",
   labelNames: ['outcome'],
 })
-
-/** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as the caller reads it. */
-function callerMessage(err: ClickHouseError): string {
-  return err.message
-    .replace(/^Code: \d+\. DB::Exception: /, '')
-    .replace(/\s*\(version [^)]*\)\s*$/, '')
-    .trim()
-}
-
-/** Errors of the server rather than of the query: the caller should retry, not rewrite. */
-const SERVER_SIDE = new Set([
-  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
-  '209', // SOCKET_TIMEOUT
-  '210', // NETWORK_ERROR
-  '242', // TABLE_IS_READ_ONLY
-  '394', // QUERY_WAS_CANCELLED
-])
 
 export function createSqlRunner(
   client: ClickHouseClient,
@@ -125,28 +113,22 @@ export function createSqlRunner(
   function toCallerError(err: unknown, deadlinePassed: boolean): AppError | undefined {
     if (err instanceof AppError) return err
     if (err instanceof SqlRefused) return badRequest(`sql: ${err.message}`)
-    const limit = limits.exceeded(deadlinePassed ? new DeadlinePassed() : err)
-    if (limit) return limit
-    if (err instanceof ClickHouseError) {
-      if (SERVER_SIDE.has(err.code))
-        return new AppError(
-          503,
-          'clickhouse_busy',
-          `ClickHouse could not run the query now: ${callerMessage(err)}; retry`,
-        )
-      return badRequest(`sql: ${callerMessage(err)}`)
-    }
-    return undefined
+    return limits.exceeded(deadlinePassed ? new DeadlinePassed() : err) ?? clickHouseAnswer(err, 'sql: ')
   }
 
-  /** Ends the server's query (KILL … SYNC) and waits for it to be gone, or says it was not confirmed. */
-  async function ended(queryId: string): Promise<void> {
-    if (!(await endQuery(admin, queryId, limits.deadlineMs)))
-      log.warn({ queryId }, 'sql_query_end_unconfirmed: the slot is released, the server may still run it')
+  /**
+   * Ends the server's query (KILL … SYNC) and waits a little for it to be gone. A query that
+   * outlives that (the engine stops only between blocks) keeps its organization's slot, through
+   * `hold`, until the server no longer lists it: the caller has its answer meanwhile.
+   */
+  async function ended(queryId: string, hold: (until: Promise<unknown>) => void): Promise<void> {
+    if (await endQuery(admin, queryId, Math.min(limits.deadlineMs, END_WAIT_MS))) return
+    log.warn({ queryId }, 'sql_query_end_unconfirmed: its slot stays held until the server ends it')
+    hold(endQueryEventually(admin, queryId, log))
   }
 
   return {
-    async run(organizationId, sql, params, format, clientGone) {
+    async run(organizationId, sql, params, format, clientGone, hold) {
       const deadline = AbortSignal.timeout(limits.deadlineMs)
       const abort = AbortSignal.any([deadline, clientGone])
       const headers = { [SQL_ORGANIZATION_HEADER]: organizationId }
@@ -161,7 +143,7 @@ export function createSqlRunner(
           abort_signal: abort,
           http_headers: headers,
         })
-        return text(stream)
+        return checkAnswerText(stream)
       })
       const f = SQL_FORMATS[format]
       try {
@@ -191,12 +173,12 @@ export function createSqlRunner(
           async (err: unknown) => {
             queriesTotal.inc({ outcome: 'failed' })
             log.warn({ err, queryId, clientGone: clientGone.aborted }, 'sql_answer_cut')
-            await ended(queryId)
+            await ended(queryId, hold)
           },
         )
         return { contentType: f.contentType, extension: f.extension, stream: body, settled }
       } catch (err) {
-        if (started) await ended(queryId)
+        if (started) await ended(queryId, hold)
         const refused = toCallerError(err, deadline.aborted)
         queriesTotal.inc({ outcome: refused ? 'refused' : 'failed' })
         throw refused ?? err

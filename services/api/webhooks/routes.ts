@@ -128,6 +128,8 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           body: buildPayload(event, row.include_data, 'webhook.test'),
         }
         const keys = await repo.activeKeys(row.id)
+        // Deleted since it was looked up: its keys went with it.
+        if (keys.length === 0) throw webhookNotFound()
         const attempt = await attemptDelivery(sender, { destination: row.destination, keys }, delivery)
         // Deleted while the test was sent: nothing to record it under.
         if (!(await deliveries.recordTest(delivery, attempt))) throw webhookNotFound()

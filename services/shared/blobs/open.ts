@@ -16,6 +16,8 @@ export async function openBlobStore(
       region: config.S3_REGION,
       accessKeyId: config.S3_ACCESS_KEY_ID,
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      connectTimeoutMs: config.TALLY_S3_CONNECT_TIMEOUT,
+      requestTimeoutMs: config.TALLY_S3_REQUEST_TIMEOUT,
     })
   }
   return createFilesystemBlobStore(resolve(config.TALLY_DATA_DIR, 'blobs'), baseUrl)

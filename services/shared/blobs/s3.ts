@@ -20,6 +20,13 @@ export interface S3Options {
   region: string
   accessKeyId?: string | undefined
   secretAccessKey?: string | undefined
+  /** How long connecting to the endpoint may take (TALLY_S3_CONNECT_TIMEOUT). */
+  connectTimeoutMs: number
+  /**
+   * How long one request may take until its answer starts, and one operation in all, its retries
+   * and the body of its answer included (TALLY_S3_REQUEST_TIMEOUT). A multipart upload has it per part.
+   */
+  requestTimeoutMs: number
 }
 
 /** The part size of multipart uploads (S3's minimum is 5 MiB). */
@@ -37,15 +44,24 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
     ...(options.accessKeyId && options.secretAccessKey
       ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
       : {}),
+    // Without these the SDK waits for ever on an endpoint that accepts and never answers.
+    requestHandler: {
+      connectionTimeout: options.connectTimeoutMs,
+      requestTimeout: options.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   })
   const Bucket = options.bucket
-  await ensureBucket(client, Bucket)
+  const within = deadline(options)
+  await ensureBucket(client, Bucket, within)
 
   return {
     kind: 's3',
     async put(Key, Body, ContentType) {
       assertBlobKey(Key)
-      await client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }))
+      await within(`PUT ${Bucket}/${Key}`, (abortSignal) =>
+        client.send(new PutObjectCommand({ Bucket, Key, Body, ContentType }), { abortSignal }),
+      )
     },
     async putFile(Key, path, ContentType, signal) {
       assertBlobKey(Key)
@@ -60,7 +76,10 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
       const abort = () => void upload.abort()
       signal?.addEventListener('abort', abort, { once: true })
       try {
+        // Its whole length is the caller's (signal): each of its requests has the request timeout.
         await upload.done()
+      } catch (err) {
+        throw timedOut(err, `upload of ${Bucket}/${Key}`, options) ?? err
       } finally {
         signal?.removeEventListener('abort', abort)
       }
@@ -68,10 +87,12 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
     async get(Key) {
       assertBlobKey(Key)
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket, Key }))
-        return Buffer.from(
-          await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
-        )
+        return await within(`GET ${Bucket}/${Key}`, async (abortSignal) => {
+          const out = await client.send(new GetObjectCommand({ Bucket, Key }), { abortSignal })
+          return Buffer.from(
+            await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+          )
+        })
       } catch (err) {
         if (isNotFound(err)) return null
         throw err
@@ -79,17 +100,25 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
     },
     async delete(Key) {
       assertBlobKey(Key)
-      await client.send(new DeleteObjectCommand({ Bucket, Key }))
+      await within(`DELETE ${Bucket}/${Key}`, (abortSignal) =>
+        client.send(new DeleteObjectCommand({ Bucket, Key }), { abortSignal }),
+      )
     },
     async deletePrefix(Prefix) {
       if (!Prefix.endsWith('/')) throw new Error(`blob prefix "${Prefix}" must end with /`)
       assertBlobKey(Prefix.slice(0, -1))
       // A page of at most 1,000 keys at a time, deleted in one request: memory stays bounded.
       for (;;) {
-        const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, MaxKeys: 1_000 }))
+        const page = await within(`LIST ${Bucket}/${Prefix}`, (abortSignal) =>
+          client.send(new ListObjectsV2Command({ Bucket, Prefix, MaxKeys: 1_000 }), { abortSignal }),
+        )
         const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []))
         if (keys.length === 0) return
-        await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }))
+        await within(`DELETE ${keys.length} objects under ${Bucket}/${Prefix}`, (abortSignal) =>
+          client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys, Quiet: true } }), {
+            abortSignal,
+          }),
+        )
       }
     },
     async signedUrl(Key, ttlMs) {
@@ -99,7 +128,9 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
       })
     },
     async ping() {
-      await client.send(new HeadBucketCommand({ Bucket }))
+      await within(`HEAD ${Bucket}`, (abortSignal) =>
+        client.send(new HeadBucketCommand({ Bucket }), { abortSignal }),
+      )
     },
     close() {
       client.destroy()
@@ -107,13 +138,55 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
   }
 }
 
-async function ensureBucket(client: S3Client, Bucket: string): Promise<void> {
+/** An S3 operation that did not end in time, named as the SDK names its own timeouts. */
+class S3Timeout extends Error {
+  override name = 'TimeoutError'
+}
+
+type Within = <T>(what: string, operation: (abortSignal: AbortSignal) => Promise<T>) => Promise<T>
+
+/**
+ * Runs one operation, its retries included, within the request timeout. Its timing out fails it
+ * with an error naming the operation, the endpoint and the wait, never the SDK's bare
+ * TimeoutError or AbortError.
+ */
+function deadline(options: S3Options): Within {
+  return async (what, operation) => {
+    const signal = AbortSignal.timeout(options.requestTimeoutMs)
+    try {
+      return await operation(signal)
+    } catch (err) {
+      if (signal.aborted)
+        throw new S3Timeout(
+          `S3 ${what} at ${options.endpoint}: no answer within ${options.requestTimeoutMs} ms (TALLY_S3_REQUEST_TIMEOUT)`,
+          { cause: err },
+        )
+      throw timedOut(err, what, options) ?? err
+    }
+  }
+}
+
+/** A request the SDK gave up on (no connection, or no answer, in time), as an error naming it; else undefined. */
+function timedOut(err: unknown, what: string, options: S3Options): Error | undefined {
+  if ((err as Error | undefined)?.name !== 'TimeoutError') return undefined
+  return new S3Timeout(
+    `S3 ${what} at ${options.endpoint}: timed out (TALLY_S3_CONNECT_TIMEOUT ${options.connectTimeoutMs} ms, ` +
+      `TALLY_S3_REQUEST_TIMEOUT ${options.requestTimeoutMs} ms): ${(err as Error).message}`,
+    { cause: err },
+  )
+}
+
+async function ensureBucket(client: S3Client, Bucket: string, within: Within): Promise<void> {
   try {
-    await client.send(new HeadBucketCommand({ Bucket }))
+    await within(`HEAD ${Bucket}`, (abortSignal) =>
+      client.send(new HeadBucketCommand({ Bucket }), { abortSignal }),
+    )
   } catch (err) {
     if (!isNotFound(err)) throw err
     try {
-      await client.send(new CreateBucketCommand({ Bucket }))
+      await within(`CREATE bucket ${Bucket}`, (abortSignal) =>
+        client.send(new CreateBucketCommand({ Bucket }), { abortSignal }),
+      )
     } catch (createErr) {
       const name = (createErr as Error).name
       if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw createErr

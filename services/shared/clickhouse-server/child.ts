@@ -11,7 +11,7 @@ import { Socket } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { tryLockFile } from '../file-lock.ts'
-import { hardExit, loadClickHouse, runClickHouse } from './native.ts'
+import { exitZeroOnReturn, hardExit, loadClickHouse, runClickHouse } from './native.ts'
 import { listeningPorts } from './proc.ts'
 import {
   type ChildMessage,
@@ -31,7 +31,6 @@ let options: ChildOptions
 let port: number | undefined
 let stopping = false
 let clickHouseStarted = false
-let returnCode = 0
 
 function send(message: ChildMessage): void {
   if (pipe.writable) pipe.write(`${JSON.stringify(message)}\n`)
@@ -55,9 +54,9 @@ async function stop(reason: string): Promise<void> {
   if (stopping) return
   stopping = true
   send({ type: 'stopping', reason })
-  if (!options) exitWith(0)
+  if (!options) exitWith(EXIT.stopped)
   // Still starting: nothing was written yet that ending the process could lose.
-  if (!clickHouseStarted || port === undefined) exitWith(0)
+  if (!clickHouseStarted || port === undefined) exitWith(EXIT.stopped)
   // Not unref'd: this timer is what ends the process if ClickHouse does not.
   setTimeout(() => {
     process.stderr.write(
@@ -65,6 +64,7 @@ async function stop(reason: string): Promise<void> {
     )
     hardExit(EXIT.stopTimeout)
   }, options.stopGraceMs)
+  exitZeroOnReturn()
   try {
     await killKeepAlive(port)
   } catch (err) {
@@ -161,7 +161,7 @@ function start(): void {
   const entry = loadClickHouse(options.libchdbPath)
   if (options.sandbox) enterSandbox(options.sandbox)
   clickHouseStarted = true
-  returnCode = runClickHouse(entry, argv)
+  runClickHouse(entry, argv)
   const deadline = Date.now() + options.listenDeadlineMs
   const poll = () => {
     const ports = listeningPorts()
@@ -192,11 +192,10 @@ async function listening(found: number, deadline: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS))
   }
   port = found
-  send({ type: 'listening', port: found, returnCode })
+  send({ type: 'listening', port: found })
   // A SIGTERM or SIGINT from outside (a service manager stopping the whole process group) stops
-  // ClickHouse cleanly when this handler gets it. ClickHouse also installs signal handling of its
-  // own while it runs, and where that wins the process ends at once: written data is kept (MergeTree
-  // parts are atomic), queries in flight are lost. The owner never relies on it: it stops the
-  // server through the pipe.
+  // ClickHouse as the owner's stop does, and the child exits 0. Registered only now, after
+  // ClickHouse set up its own signal handling, so that this handler is the one the signal reaches.
+  // The owner never relies on it: it stops the server through the pipe.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal))
 }

@@ -16,6 +16,7 @@ const attrSetStackSize = libc.func('int pthread_attr_setstacksize(void *attr, si
 const pthreadCreate = libc.func(
   'int pthread_create(_Out_ uint64_t *thread, void *attr, void *start, void *arg)',
 )
+const cxaAtExit = libc.func('int __cxa_atexit(void *fn, void *arg, void *dso)')
 
 /**
  * Ends the process at once. The child must never call exit(3) (process.exit) once ClickHouse
@@ -52,10 +53,10 @@ export function loadClickHouse(libchdbPath: string): unknown {
  * `query_stable_v2(argv)` with on_exit (handlers run last-registered first), and start a thread
  * whose start routine is exit(3) itself with argc as its argument. That thread runs ClickHouse
  * with its own 16 MiB stack; when ClickHouse returns, `_exit(argc)` ends the process, before any
- * older exit handler (Node's, libchdb's static destructors) can run beside the JS thread.
- * The returned value is the exit status the process will then have.
+ * older exit handler (Node's, libchdb's static destructors) can run beside the JS thread;
+ * exitZeroOnReturn puts a handler before it when ClickHouse was asked to stop.
  */
-export function runClickHouse(entry: unknown, args: readonly string[]): number {
+export function runClickHouse(entry: unknown, args: readonly string[]): void {
   // Built with malloc: the strings must outlive this call, which koffi's own buffers do not.
   const argv = malloc((args.length + 1) * 8)
   args.forEach((arg, i) => {
@@ -69,5 +70,15 @@ export function runClickHouse(entry: unknown, args: readonly string[]): number {
   const thread = [0n]
   const rc = pthreadCreate(thread, attr, libc.symbol('exit'), BigInt(args.length))
   if (rc !== 0) throw new Error(`pthread_create failed with ${rc}`)
-  return args.length
+}
+
+/**
+ * Makes the process end with status 0 (EXIT.stopped) when ClickHouse returns: the child calls it
+ * as it asks ClickHouse to stop. ClickHouse's thread is then inside exit(3), running
+ * `query_stable_v2`; glibc runs a handler registered meanwhile as soon as that one returns, before
+ * the older `_exit(argc)`, and calls a __cxa_atexit handler as `fn(arg)`: here `_exit(0)`. A
+ * ClickHouse that returns without being asked (it failed) still ends with argc.
+ */
+export function exitZeroOnReturn(): void {
+  if (cxaAtExit(libc.symbol('_exit'), null, null) !== 0) throw new Error('__cxa_atexit failed')
 }

@@ -39,8 +39,8 @@ export interface SandboxOptions {
 export type ChildMessage =
   /** Another process holds the data directory's lock: a server runs there or is starting. */
   | { type: 'locked' }
-  /** `returnCode`: the exit status the child will have once clickhouse-local returns (a clean stop). */
-  | { type: 'listening'; port: number; returnCode: number }
+  | { type: 'listening'; port: number }
+  /** `reason`: asked by the parent, a signal the child got (SIGTERM, SIGINT), or the parent gone. */
   | { type: 'stopping'; reason: string }
 
 export type ParentMessage = { type: 'start'; options: ChildOptions } | { type: 'stop' }
@@ -67,11 +67,13 @@ export const FILES = {
 } as const
 
 /**
- * Exit codes of the child besides these: when clickhouse-local returns (after a stop, or because it
- * failed, e.g. its port was taken) the process ends with status = the argc it was given (see
- * native.ts), and with 1 when ClickHouse gave up waiting for open connections at shutdown.
+ * Exit codes of the child besides these: when clickhouse-local returns without being asked to
+ * stop (it failed, e.g. its port was taken) the process ends with status = the argc it was given
+ * (see native.ts), and with 1 when ClickHouse gave up waiting for open connections at shutdown.
  */
 export const EXIT = {
+  /** ClickHouse stopped when asked: by the parent, or by a SIGTERM or SIGINT to the child. */
+  stopped: 0,
   /** The data directory is locked by another server. */
   locked: 75,
   /** An error in the child itself (bad options, koffi, /proc). */

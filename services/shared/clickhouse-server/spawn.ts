@@ -55,7 +55,8 @@ export function spawnServer(
   /** The process that runs ClickHouse: the child, or the launcher's child when contained. */
   let serverPid = child.pid as number
   let stopRequested = false
-  let returnCode: number | undefined
+  /** Why the child said it stops, when it did: asked by this process, or a signal sent to it. */
+  let stopping: string | undefined
   let exited: ServerExit | undefined
   const exitListeners: ((exit: ServerExit) => void)[] = []
   const exitedPromise = new Promise<ServerExit>((resolve) =>
@@ -69,7 +70,7 @@ export function spawnServer(
     if (stderr.length > STDERR_LINES) stderr.shift()
     // Once stopping, ClickHouse reports its keep-alive query as cancelled: expected. And it
     // announces where its log goes.
-    if (stopRequested || /^Logging \w+ to /.test(line)) log.info({ line }, 'clickhouse_server_stderr')
+    if (stopping || /^Logging \w+ to /.test(line)) log.info({ line }, 'clickhouse_server_stderr')
     else log.warn({ line }, 'clickhouse_server_stderr')
   })
   collectLines(child.stdout, (line) => log.info({ line }, 'clickhouse_server_stdout'))
@@ -146,8 +147,11 @@ export function spawnServer(
         return settle(failure(`the child wrote something other than JSON on its pipe: ${line}`))
       }
       if (message.type === 'locked') settle('locked')
+      if (message.type === 'stopping') {
+        stopping = message.reason
+        if (!stopRequested) log.warn({ reason: stopping, pid: serverPid }, 'clickhouse_server_stopping')
+      }
       if (message.type !== 'listening') return
-      returnCode = message.returnCode
       if (containment.launcher) {
         try {
           serverPid = launchedChild(child.pid as number)
@@ -185,8 +189,9 @@ export function spawnServer(
     void exitedPromise.then((exit) => {
       forgetState(dataDir, serverPid)
       if (stopRequested) return
-      // Its own return code: stopped by a signal or a KILL of its keep-alive query; else it failed.
-      const how = exit.code === returnCode ? 'stopped by someone else' : 'died'
+      // Stopped cleanly by a SIGTERM or SIGINT sent to it; else it died, failed, or someone killed
+      // its keep-alive query.
+      const how = exit.code === EXIT.stopped && stopping ? `stopped (${stopping})` : 'died'
       log.error({ ...exit, pid: serverPid, dataDir }, `clickhouse_server_exited: ${how}`)
       for (const listener of exitListeners) listener(exit)
     })
@@ -219,7 +224,7 @@ export function spawnServer(
     const done = await within(exitedPromise, stopDeadlineMs)
     if (done) {
       const facts = { ...done, pid: serverPid, ms: Date.now() - started }
-      if (done.code === returnCode) log.info(facts, 'clickhouse_server_stopped')
+      if (done.code === EXIT.stopped) log.info(facts, 'clickhouse_server_stopped')
       else if (done.code === FORCED_SHUTDOWN)
         log.warn(
           facts,

@@ -4,7 +4,9 @@ import {
   type ClickHouseClient,
   ClickHouseLogLevel,
   type ClickHouseSettings,
+  type Logger as ClientLogger,
   createClient,
+  type WarnLogParams,
 } from '@clickhouse/client'
 import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
@@ -61,7 +63,12 @@ const settings: ClickHouseSettings = {
 export async function openClickHouse(config: Config, log: Logger): Promise<ClickHouseHandle> {
   const database = config.CLICKHOUSE_DATABASE
   if (config.CLICKHOUSE_URL) {
-    const client = await connect(config.CLICKHOUSE_URL, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
+    const client = await connect(
+      config.CLICKHOUSE_URL,
+      database,
+      config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
+      log,
+    )
     return {
       client,
       ...(config.CLICKHOUSE_SQL_URL ? { sqlUrl: config.CLICKHOUSE_SQL_URL } : {}),
@@ -92,7 +99,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
   })
   let client: ClickHouseClient
   try {
-    client = await connect(server.url, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
+    client = await connect(server.url, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT, log)
   } catch (err) {
     await server.stop()
     throw err
@@ -138,9 +145,15 @@ export function connectSql(url: string, database: string, timeoutMs: number): Cl
   )
 }
 
-async function connect(url: string, database: string, timeoutMs: number): Promise<ClickHouseClient> {
+async function connect(
+  url: string,
+  database: string,
+  timeoutMs: number,
+  log: Logger,
+): Promise<ClickHouseClient> {
+  const logged = { LoggerClass: clientLogger(log) }
   if (database !== 'default') {
-    const admin = createClient({ url, request_timeout: timeoutMs })
+    const admin = createClient({ url, request_timeout: timeoutMs, log: logged })
     try {
       // The name matched CLICKHOUSE_DATABASE's identifier rule in the config: no quoting needed.
       await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
@@ -148,7 +161,29 @@ async function connect(url: string, database: string, timeoutMs: number): Promis
       await admin.close()
     }
   }
-  return timed(createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs }))
+  return timed(
+    createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs, log: logged }),
+  )
+}
+
+/**
+ * The client's own log (a failed ping, a socket it gave up on, a setting it warns about) as
+ * events of Tally's: its default logger writes text to the console, outside the JSON lines and
+ * their levels. The client makes its logger from a class, without arguments.
+ */
+function clientLogger(log: Logger): new () => ClientLogger {
+  const child = log.child({ component: 'clickhouse-client' })
+  const to =
+    (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
+    ({ module, message, args, err }: WarnLogParams) =>
+      child[level]({ module, ...args, ...(err ? { err } : {}) }, message)
+  return class {
+    trace = to('trace')
+    debug = to('debug')
+    info = to('info')
+    warn = to('warn')
+    error = to('error')
+  }
 }
 
 /**

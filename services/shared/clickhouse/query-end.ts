@@ -1,11 +1,21 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Counter } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
+import type { Logger } from '../logger.ts'
 
 const POLL_MS = 50
+/** How often a query that outlived its KILL is looked for again, and killed again. */
+const WATCH_MS = 1_000
+const KILL_AGAIN_EVERY = 10
+const SAY_EVERY_MS = 60_000
 
 const unconfirmed = new Counter({
   name: 'tally_query_end_unconfirmed_total',
   help: 'Queries Tally stopped waiting for whose end ClickHouse did not confirm within the deadline',
+})
+
+const outliving = new Gauge({
+  name: 'tally_queries_outliving_answer',
+  help: "Queries the server still runs after Tally answered (killed, waiting for the engine to stop them); each holds its organization's slot",
 })
 
 /**
@@ -46,4 +56,54 @@ export async function endQuery(
   }
   unconfirmed.inc()
   return false
+}
+
+/**
+ * For a query that outlived `endQuery`: resolves once the server no longer lists it, asking every
+ * second (and killing it again every ten), with a warning each minute it still runs. It does not
+ * give up: what it tracks is a server query, and the slot it keeps is what bounds how many of
+ * them an organization runs. A server that cannot be reached is asked again the same way (a
+ * restarted server runs none of them).
+ */
+export async function endQueryEventually(
+  admin: ClickHouseClient,
+  queryId: string,
+  log: Logger,
+): Promise<void> {
+  const params = { query_params: { id: queryId } }
+  const began = Date.now()
+  let said = began
+  outliving.inc()
+  try {
+    for (let round = 1; ; round++) {
+      await new Promise((resolve) => setTimeout(resolve, WATCH_MS).unref())
+      try {
+        if (round % KILL_AGAIN_EVERY === 0)
+          await admin.command({
+            query: 'KILL QUERY WHERE query_id = {id:String} ASYNC',
+            ...params,
+            abort_signal: AbortSignal.timeout(WATCH_MS * 5),
+          })
+        const rs = await admin.query({
+          query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}',
+          format: 'JSONEachRow',
+          ...params,
+          abort_signal: AbortSignal.timeout(WATCH_MS * 5),
+        })
+        const [row] = await rs.json<{ n: number | string }>()
+        if (Number(row?.n ?? 0) === 0) {
+          log.info({ queryId, ms: Date.now() - began }, 'query_ended_after_answer')
+          return
+        }
+      } catch (err) {
+        log.debug({ err, queryId }, 'query_end_check_failed')
+      }
+      if (Date.now() - said >= SAY_EVERY_MS) {
+        said = Date.now()
+        log.warn({ queryId, ms: said - began }, 'query_still_running_after_kill')
+      }
+    }
+  } finally {
+    outliving.dec()
+  }
 }

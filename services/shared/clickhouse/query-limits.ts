@@ -3,6 +3,7 @@ import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from 
 import { Counter } from 'prom-client'
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
+import { clickHouseAnswer } from './errors.ts'
 import { endQuery } from './query-end.ts'
 
 /**
@@ -194,7 +195,8 @@ function clickHouseCode(err: unknown): string | undefined {
 
 /**
  * Runs one caller's SELECT under the limits and returns its rows (JSONEachRow, unchecked: the
- * repository parses them). A limit it exceeds is a 422 naming it; any other failure is rethrown.
+ * repository parses them). A limit it exceeds is a 422 naming it; another ClickHouse failure is
+ * answered as errors.ts classifies it; anything else (and an internal failure) is rethrown.
  */
 export async function readRows(
   client: ClickHouseClient,
@@ -224,7 +226,7 @@ export async function readRows(
   } catch (err) {
     // Tally stopped waiting: the server may still run it. The caller's slot is held until it is gone.
     if (deadline.aborted) await endQuery(client, queryId, limits.deadlineMs)
-    throw limits.exceeded(deadline.aborted ? new DeadlinePassed() : err) ?? err
+    throw limits.exceeded(deadline.aborted ? new DeadlinePassed() : err) ?? clickHouseAnswer(err) ?? err
   }
 }
 

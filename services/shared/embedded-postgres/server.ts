@@ -41,6 +41,11 @@ export interface EmbeddedPostgres {
   pid: number
   /** `started` or `adopted`: this process owns the server and stop() stops it. `attached`: it does not. */
   role: 'started' | 'adopted' | 'attached'
+  /**
+   * Called once if the server ends other than through this handle's stop(): it died, was killed,
+   * or (attached) its owner stopped it. Found within a second; keeps no process alive.
+   */
+  onExit(listener: () => void): void
   stop(): Promise<void>
 }
 
@@ -159,17 +164,20 @@ function owned(server: Owned, { dir, log, stopGraceMs = 15_000 }: EmbeddedPostgr
     new Promise<object>((resolve) => {
       unwatch = watch(pid, () => resolve({}))
     })
+  const listeners: (() => void)[] = []
   void ended.then((exit) => {
-    if (!stopping)
-      log.error(
-        { ...exit, postgresPid: pid, port, dir },
-        'embedded_postgres_exited: it stopped or died while in use',
-      )
+    if (stopping) return
+    log.error(
+      { ...exit, postgresPid: pid, port, dir },
+      'embedded_postgres_exited: it stopped or died while in use',
+    )
+    for (const listener of listeners) listener()
   })
   return {
     ...addresses(port, server.password, dir, `${role}, pid ${pid}`),
     pid,
     role,
+    onExit: (listener) => void listeners.push(listener),
     async stop() {
       if (stopping) return
       stopping = true
@@ -192,18 +200,21 @@ function owned(server: Owned, { dir, log, stopGraceMs = 15_000 }: EmbeddedPostgr
 function attach(state: ServerState, { dir, log }: EmbeddedPostgresOptions): EmbeddedPostgres {
   const { pid, port } = state
   let gone = false
+  const listeners: (() => void)[] = []
   const unwatch = watch(pid, () => {
     gone = true
     log.error(
       { postgresPid: pid, port, ownerPid: state.ownerPid, dir },
       'embedded_postgres_gone: its owner stopped it or died; queries fail until a process starts it again',
     )
+    for (const listener of listeners) listener()
   })
   log.info({ postgresPid: pid, port, ownerPid: state.ownerPid, dir }, 'embedded_postgres_attached')
   return {
     ...addresses(port, readPassword(dir), dir, `attached to pid ${pid} of process ${state.ownerPid}`),
     pid,
     role: 'attached',
+    onExit: (listener) => void listeners.push(listener),
     async stop() {
       unwatch()
       if (gone) log.info({ postgresPid: pid, dir }, 'embedded_postgres_detached')

@@ -1,5 +1,6 @@
 import { COALESCED_LIMITS, coalesce } from './coalesced-writer.ts'
 import { type Codec, EncodeError, encodeEach } from './codec.ts'
+import { PublishQueueFullError } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'
 
 /** Durably records a batch of events (a ClickHouse insert, delivery rows). Idempotent per request id. */
@@ -51,6 +52,30 @@ export class UnrecordableEventsError extends Error {
   }
 }
 
+/** Bytes of events the in-process transport may hold being stored: in all, per organization. */
+export interface InProcessBounds {
+  maxBytes: number
+  maxBytesPerOrg: number
+}
+
+/** Bytes held, in all and per organization. */
+function createByteAccount() {
+  const byOrg = new Map<string, number>()
+  let total = 0
+  return {
+    get total() {
+      return total
+    },
+    of: (org: string) => byOrg.get(org) ?? 0,
+    add(org: string, delta: number) {
+      total += delta
+      const left = (byOrg.get(org) ?? 0) + delta
+      if (left > 0) byOrg.set(org, left)
+      else byOrg.delete(org)
+    },
+  }
+}
+
 /**
  * Embedded mode: no broker. Each batch goes through the same codec as on Kafka and is handed to
  * every handler; publish resolves once all of them have recorded it, and rejects (so the caller
@@ -61,15 +86,18 @@ export class UnrecordableEventsError extends Error {
 export function createInProcessPublisher(
   codec: Codec<RequestEvent>,
   handlers: EventHandler[],
+  bounds: InProcessBounds = { maxBytes: Number.POSITIVE_INFINITY, maxBytesPerOrg: Number.POSITIVE_INFINITY },
 ): EventPublisher {
   let closed = false
   // Concurrent intakes share inserts: fewer, larger ClickHouse parts under load.
   const batched = handlers.map((h) => coalesce(h, COALESCED_LIMITS))
+  const waiting = createByteAccount()
   return {
     kind: 'in-process',
     async publish(events) {
       if (closed) throw new Error('event publisher is closed')
-      const decoded = encodeEach(codec, events).map((bytes, index) => {
+      const encoded = encodeEach(codec, events)
+      const decoded = encoded.map((bytes, index) => {
         try {
           return codec.decode(bytes)
         } catch (err) {
@@ -78,9 +106,29 @@ export function createInProcessPublisher(
           throw e
         }
       })
-      const results = await Promise.all(batched.map((h) => h.write(decoded)))
-      const failed = results.flat()
-      if (failed.length > 0) throw new UnrecordableEventsError(failed)
+      const org = (events[0] as RequestEvent).organization_id
+      const bytes = encoded.reduce((sum, b) => sum + b.length, 0)
+      // Like the Kafka publish queue: bounded in all and per organization, a lone publish of an
+      // organization never refused by its own bound.
+      if (waiting.total + bytes > bounds.maxBytes)
+        throw new PublishQueueFullError(
+          `${waiting.total} bytes are waiting to be stored (at most ${bounds.maxBytes})`,
+          2,
+        )
+      const own = waiting.of(org)
+      if (own > 0 && own + bytes > bounds.maxBytesPerOrg)
+        throw new PublishQueueFullError(
+          `this organization already has ${own} bytes waiting to be stored (at most ${bounds.maxBytesPerOrg})`,
+          1,
+        )
+      waiting.add(org, bytes)
+      try {
+        const results = await Promise.all(batched.map((h) => h.write(decoded)))
+        const failed = results.flat()
+        if (failed.length > 0) throw new UnrecordableEventsError(failed)
+      } finally {
+        waiting.add(org, -bytes)
+      }
     },
     async close() {
       closed = true

@@ -1,6 +1,7 @@
 import { type Config, ConfigError, loadConfig } from '../config.ts'
-import { createLogger } from '../logger.ts'
-import { createShutdown } from '../shutdown.ts'
+import type { Engines } from '../engines.ts'
+import { createLogger, type Logger } from '../logger.ts'
+import { createShutdown, type Shutdown } from '../shutdown.ts'
 import type { ProcessRoles } from './role.ts'
 import { type Started, startRoles } from './start.ts'
 
@@ -22,12 +23,7 @@ export async function runProcess<Out>(
   shutdown.onSignals()
   try {
     const started = await startRoles(config, log, shutdown, roles)
-    // The embedded ClickHouse server gone (its owner stopped, or it died): fail loudly, so that
-    // a supervisor restarts this process, which then starts or attaches to a server again.
-    started.engines.clickhouse?.embedded?.onLost(() => {
-      log.fatal('embedded ClickHouse server is gone; exiting')
-      void shutdown.run('clickhouse server gone').finally(() => process.exit(1))
-    })
+    exitWhenEmbeddedEngineEnds(started.engines, log, shutdown)
     log.info({ url: started.served?.url }, 'process_ready')
     onReady?.(started)
   } catch (err) {
@@ -36,4 +32,23 @@ export async function runProcess<Out>(
     await shutdown.run('start failed')
     process.exit(err instanceof ConfigError ? 2 : 1)
   }
+}
+
+/**
+ * An embedded engine that ends under the running process (it died, was killed, or the process that
+ * owns it stopped it) ends the process too: a fatal log naming the engine, the ordered shutdown,
+ * exit 1. Nothing else would start the engine again, and a process left answering 503 still
+ * answers /livez, so no supervisor would restart it; restarted, it starts the engine again or
+ * attaches to it. Engines at DATABASE_URL and CLICKHOUSE_URL have supervisors of their own: for
+ * those Tally answers 503 and reconnects (docs/operations.md).
+ */
+function exitWhenEmbeddedEngineEnds(engines: Engines, log: Logger, shutdown: Shutdown): void {
+  const lost = (engine: 'postgres' | 'clickhouse', name: string) => () => {
+    // Stopping already (a SIGTERM to the whole process group reaches the engines too): expected.
+    if (shutdown.started()) return
+    log.fatal({ engine }, `embedded_engine_lost: the embedded ${name} ended under this process; exiting`)
+    void shutdown.run(`embedded ${name} ended`).finally(() => process.exit(1))
+  }
+  engines.postgres?.embedded?.onLost(lost('postgres', 'Postgres'))
+  engines.clickhouse?.embedded?.onLost(lost('clickhouse', 'ClickHouse server'))
 }

@@ -1,4 +1,4 @@
-import { type Config, ConfigError, publicUrl } from '../config.ts'
+import { type Config, ConfigError, listeningUrl, publicUrl } from '../config.ts'
 import { type Engines, openEngines } from '../engines.ts'
 import { loadRequestEventCodec } from '../events/codec.ts'
 import { createKafkaPublisher, ensureTopics, kafkaConnection, runKafkaConsumer } from '../events/kafka.ts'
@@ -62,6 +62,10 @@ export async function startRoles<Out>(
     const inProcessPublisher = createInProcessPublisher(
       codec,
       handlers.map((h) => h.handler),
+      {
+        maxBytes: config.TALLY_PUBLISH_QUEUE_MAX_BYTES,
+        maxBytesPerOrg: config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG,
+      },
     )
     shutdown.add('publisher', () => inProcessPublisher.close())
     publisher = inProcessPublisher
@@ -116,6 +120,8 @@ export async function startRoles<Out>(
         log,
       })
       shutdown.add('health port', () => health.close())
+      // With TALLY_METRICS_PORT=0, the log is where the port it was given is found.
+      log.info({ url: listeningUrl(config.HOST, health.port) }, 'health_server_listening')
     }
     return publisher ? { engines, publisher } : { engines }
   }
