@@ -37,7 +37,8 @@ const MIGRATION_LOCK = 7_461_679
 
 /**
  * Applies the migrations not yet recorded, each in its own transaction, under an advisory lock
- * so that several processes starting at once apply each file exactly once.
+ * so that several processes starting at once apply each file exactly once. A number recorded
+ * under another name stops it: that database had another file applied under the number.
  */
 export async function migratePostgres(sql: Sql, dir: string, log: Logger): Promise<number[]> {
   const migrations = await readMigrations(dir)
@@ -50,12 +51,22 @@ export async function migratePostgres(sql: Sql, dir: string, log: Logger): Promi
         name text not null,
         applied_at timestamptz not null default now()
       )`
-    const done = new Set(
-      (await reserved<{ version: number }[]>`select version from schema_migrations`).map((r) => r.version),
+    const done = new Map(
+      (await reserved<{ version: number; name: string }[]>`select version, name from schema_migrations`).map(
+        (r) => [r.version, r.name],
+      ),
     )
     const applied: number[] = []
     for (const m of migrations) {
-      if (done.has(m.version)) continue
+      const recorded = done.get(m.version)
+      if (recorded === m.name) continue
+      // Another file under this number was applied (a database migrated by another line of
+      // development): skipping ours would leave its tables missing.
+      if (recorded !== undefined) {
+        throw new Error(
+          `postgres migration ${m.version} is recorded as ${m.version}_${recorded}, but this version of Tally's is ${m.version}_${m.name}: the database was migrated by another version of Tally`,
+        )
+      }
       await reserved.unsafe('begin')
       try {
         // DDL files are ours, never user input: run as a simple-query batch.

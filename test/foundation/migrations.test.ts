@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { pino } from 'pino'
 import postgres from 'postgres'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -35,6 +38,36 @@ describe('postgres migrations', () => {
       expect(rows.map((r) => r.version)).toEqual(files.map((f) => f.version))
     } finally {
       await Promise.all(pools.map((p) => p.end()))
+      await admin.unsafe(`drop schema ${schema} cascade`)
+    }
+  })
+
+  it('refuse a database whose record gives one of their numbers to another file', async () => {
+    const schema = `migrate_${randomUUID().replaceAll('-', '')}`
+    await admin.unsafe(`create schema ${schema}`)
+    const pool = postgres(engines().postgresUrl, {
+      onnotice: () => {},
+      max: 1,
+      connection: { search_path: schema },
+    })
+    const dir = mkdtempSync(join(tmpdir(), 'tally-migrations-'))
+    try {
+      writeFileSync(join(dir, '0001_first.sql'), 'create table first (id int);')
+      writeFileSync(join(dir, '0002_other_line.sql'), 'create table other_line (id int);')
+      expect(await migratePostgres(pool, dir, log)).toEqual([1, 2])
+      rmSync(join(dir, '0002_other_line.sql'))
+      writeFileSync(join(dir, '0002_this_line.sql'), 'create table this_line (id int);')
+      writeFileSync(join(dir, '0003_third.sql'), 'create table third (id int);')
+      await expect(migratePostgres(pool, dir, log)).rejects.toThrow(
+        "postgres migration 2 is recorded as 2_other_line, but this version of Tally's is 2_this_line",
+      )
+      const rows = await admin.unsafe(
+        `select version, name from ${schema}.schema_migrations order by version`,
+      )
+      expect(rows.map((r) => `${r.version}_${r.name}`)).toEqual(['1_first', '2_other_line'])
+    } finally {
+      await pool.end()
+      rmSync(dir, { recursive: true, force: true })
       await admin.unsafe(`drop schema ${schema} cascade`)
     }
   })
