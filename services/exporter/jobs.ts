@@ -259,7 +259,8 @@ export function createExportJobs(sql: Sql) {
      * process got there first) is not given a second. The organizations are locked first, as
      * `POST /v1/exports` locks its organization, so their count of pending exports is exact; one
      * locked elsewhere just now is passed over until the next call, holding up no other. Tells
-     * every exporter when it created any. Returns how many exports it created.
+     * every exporter when it created any. The schedules of an organization whose deletion began
+     * (deleted_organizations) create none. Returns how many exports it created.
      */
     async enqueueScheduled(settleMs: number, maxWindows: number, maxPending: number): Promise<number> {
       const horizon = sql`now() - make_interval(secs => ${settleMs / 1000})`
@@ -277,6 +278,7 @@ export function createExportJobs(sql: Sql) {
           ) d on d.organization_id = o.id
           where (select count(*) from exports e
                  where e.organization_id = o.id and e.status in ('queued', 'running')) < ${maxPending}
+            and not exists (select 1 from deleted_organizations x where x.organization_id = o.id)
           order by d.oldest, o.id
           limit 50
           for update of o skip locked`

@@ -208,6 +208,25 @@ describe('deleting an organization while its exports run', () => {
     expect((await deleteOrganization(org)).status).toBe(200)
     expect(await remains(org)).toEqual(NOTHING)
   })
+
+  it('the schedules of an organization being deleted queue no export while the deletion waits', async () => {
+    const org = await organization()
+    const HOUR = 3_600_000
+    const res = await apiAs(tally.app, org).post('/v1/exports/schedules', {
+      period: 'hourly',
+      format: 'jsonl',
+      start: new Date(Math.floor(Date.now() / HOUR) * HOUR - 6 * HOUR).toISOString(),
+    })
+    expect(res.status, res.error ?? '').toBe(201)
+    // The deletion has begun (keys revoked, recorded) but not finished, as after a failed step.
+    await tally.sql`insert into deleted_organizations (organization_id) values (${org.organizationId})`
+    expect(await workers.jobs.enqueueScheduled(120_000, 1_000, 20)).toBe(0)
+    expect(await tally.sql`select 1 from exports where organization_id = ${org.organizationId}`).toHaveLength(
+      0,
+    )
+    expect((await deleteOrganization(org)).status).toBe(200)
+    expect(await remains(org)).toEqual(NOTHING)
+  })
 })
 
 describe('an exporter process killed with SIGKILL in the middle of an export', () => {
