@@ -15,7 +15,6 @@ const print = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`
 const log = pino({ level: process.env.TALLY_LOG_LEVEL ?? 'info' })
 const config = loadConfig({ TALLY_DATA_DIR: process.env.TALLY_DATA_DIR })
 const pg = await openPostgres(config, log)
-print({ event: 'opened', describe: pg.describe })
 // Signal handlers alone do not keep a process running.
 const alive = setInterval(() => {}, 1 << 30)
 
@@ -36,3 +35,6 @@ process.on('SIGTERM', async () => {
   print({ event: 'closed' })
   process.exit(0)
 })
+// Only once the handlers are in place: a test signals as soon as it reads this line, and a
+// SIGUSR2 before its handler would end the process (the signal's default action).
+print({ event: 'opened', describe: pg.describe })
