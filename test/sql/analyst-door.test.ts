@@ -1,4 +1,6 @@
+import { once } from 'node:events'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -236,5 +238,31 @@ describe('the analyst door', () => {
       timeoutMs: 2_000,
       what: 'the engine to stop the abandoned query',
     })
+  })
+
+  it('slow uploads hold connections, not query slots: a statement still runs beside more of them than it has slots', async () => {
+    const { hostname, port } = new URL(door.url)
+    const auth = Buffer.from(`${door.username}:${door.password}`).toString('base64')
+    const uploads = await Promise.all(
+      Array.from({ length: tally.config.TALLY_ANALYST_MAX_QUERIES + 1 }, async () => {
+        const socket = connect({ host: hostname, port: Number(port) })
+        await once(socket, 'connect')
+        // A body announced as 1,000 bytes, of which one is sent: the door waits for the rest. The
+        // server says 100 Continue once it has the headers, in the tick it hands the request on.
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: door\r\nAuthorization: Basic ${auth}\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n`,
+        )
+        const [first] = (await once(socket, 'data')) as [Buffer]
+        expect(first.toString()).toMatch(/^HTTP\/1\.1 100 Continue/)
+        socket.write('S')
+        return socket
+      }),
+    )
+    try {
+      const rs = await client.query({ query: 'SELECT 42 AS n', format: 'JSONEachRow' })
+      expect(await rs.json()).toEqual([{ n: 42 }])
+    } finally {
+      for (const socket of uploads) socket.destroy()
+    }
   })
 })

@@ -154,6 +154,8 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
         { 'www-authenticate': 'Basic realm="Tally analyst door", charset="UTF-8"' },
       )
     }
+    // The statement is read before a slot is taken: a slow upload holds a connection, not a slot.
+    const statement = await statementOf(req, url)
     if (running >= options.maxQueries)
       throw new DoorAnswer(
         503,
@@ -163,7 +165,7 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
       )
     running++
     try {
-      await runStatement(req, res, url)
+      await runStatement(req, res, url, statement)
     } finally {
       running--
     }
@@ -185,10 +187,14 @@ export async function startAnalystDoor(options: AnalystDoorOptions): Promise<Ana
     )
   }
 
-  async function runStatement(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async function runStatement(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    statement: string,
+  ): Promise<void> {
     const started = Date.now()
     const deadline = AbortSignal.any([AbortSignal.timeout(options.deadlineMs), clientGone(req, res)])
-    const statement = await statementOf(req, url)
     // ClickHouse takes the first of repeated parameters, the check would read another: refused.
     const names = [...url.searchParams.keys()]
     const repeated = names.find((name, i) => names.indexOf(name) !== i)
