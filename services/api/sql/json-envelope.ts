@@ -8,10 +8,9 @@
  * values is escaped, so neither can occur in a row).
  */
 import { Transform, type TransformCallback } from 'node:stream'
-import { StringDecoder } from 'node:string_decoder'
 
-const START = '\t"data":\n\t[\n'
-const END = '\n\t],\n\n\t"rows":'
+const START = Buffer.from('\t"data":\n\t[\n')
+const END = Buffer.from('\n\t],\n\n\t"rows":')
 /** The head holds the columns only: far below this for any statement under 100 KB. */
 const MAX_HEAD = 4 * 1024 * 1024
 
@@ -24,13 +23,16 @@ interface Tail {
   statistics?: { elapsed?: number }
 }
 
+/**
+ * Works on bytes, never decoding the rows: both markers are ASCII, and no byte of a multi-byte
+ * UTF-8 character is, so a marker found in the bytes is the marker in the text.
+ */
 export function jsonEnvelope(): Transform {
-  const decoder = new StringDecoder('utf8')
   let state: 'head' | 'rows' | 'tail' = 'head'
-  let pending = ''
+  let pending: Buffer = Buffer.alloc(0)
 
-  function take(text: string, push: (chunk: string) => void): void {
-    pending += text
+  function take(chunk: Buffer, push: (bytes: Buffer) => void): void {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
     if (state === 'head') {
       const at = pending.indexOf(START)
       if (at < 0) {
@@ -38,10 +40,12 @@ export function jsonEnvelope(): Transform {
         return
       }
       // `{ "meta": [ … ],` and blank lines: close the object after meta.
-      const head = JSON.parse(`${pending.slice(0, at).trimEnd().replace(/,$/, '')}}`) as Head
+      const head = JSON.parse(
+        `${pending.subarray(0, at).toString('utf8').trimEnd().replace(/,$/, '')}}`,
+      ) as Head
       const columns = head.meta.map(({ name, type }) => ({ name, type }))
-      push(`{"data":{"columns":${JSON.stringify(columns)},"rows":[`)
-      pending = pending.slice(at + START.length)
+      push(Buffer.from(`{"data":{"columns":${JSON.stringify(columns)},"rows":[`))
+      pending = pending.subarray(at + START.length)
       state = 'rows'
     }
     if (state === 'rows') {
@@ -49,12 +53,12 @@ export function jsonEnvelope(): Transform {
       if (at < 0) {
         // Keep what could be the start of the end marker; pass the rest on.
         const keep = Math.min(pending.length, END.length - 1)
-        if (pending.length > keep) push(pending.slice(0, pending.length - keep))
-        pending = pending.slice(pending.length - keep)
+        if (pending.length > keep) push(pending.subarray(0, pending.length - keep))
+        pending = Buffer.from(pending.subarray(pending.length - keep))
         return
       }
-      if (at > 0) push(pending.slice(0, at))
-      pending = `"rows":${pending.slice(at + END.length)}`
+      if (at > 0) push(pending.subarray(0, at))
+      pending = Buffer.concat([Buffer.from('"rows":'), pending.subarray(at + END.length)])
       state = 'tail'
     }
   }
@@ -62,7 +66,7 @@ export function jsonEnvelope(): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback: TransformCallback) {
       try {
-        take(decoder.write(chunk), (text) => this.push(text))
+        take(chunk, (bytes) => this.push(bytes))
         callback()
       } catch (err) {
         callback(err as Error)
@@ -70,9 +74,8 @@ export function jsonEnvelope(): Transform {
     },
     flush(callback: TransformCallback) {
       try {
-        take(decoder.end(), (text) => this.push(text))
         if (state !== 'tail') throw new Error(`ClickHouse JSON answer ended in its ${state}`)
-        const tail = JSON.parse(`{${pending}`) as Tail
+        const tail = JSON.parse(`{${pending.toString('utf8')}`) as Tail
         // Not rows_read nor bytes_read: index analysis reads granules this organization shares
         // with its neighbours, so those counts would tell whether a guessed value of theirs exists.
         const statistics = { elapsed_ms: Math.round((tail.statistics?.elapsed ?? 0) * 1000) }
