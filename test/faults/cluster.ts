@@ -187,27 +187,39 @@ export async function startCluster(env: Record<string, string> = {}) {
     },
     /** `/readyz` of a role: its status, or 0 when the process does not answer. */
     async ready(role: Role): Promise<number> {
+      return (await this.readiness(role)).status
+    },
+    /** `/readyz` of a role: its status (0 when the process does not answer) and what it said. */
+    async readiness(role: Role): Promise<{ status: number; body: string }> {
       try {
         const res = await fetch(`http://127.0.0.1:${ports[role]}/readyz`, {
           signal: AbortSignal.timeout(5_000),
         })
-        await res.arrayBuffer()
-        return res.status
-      } catch {
-        return 0
+        return { status: res.status, body: await res.text() }
+      } catch (err) {
+        return { status: 0, body: (err as Error).message }
       }
     },
     /** Waits until every role answers `/readyz` with `status`; resolves with how long it took. */
     async allReady(status: 200 | 503, timeoutMs: number): Promise<number> {
       const from = Date.now()
+      let last = ''
       await waitFor(
         async () => {
-          const states = await Promise.all(
-            (['api', 'ingest', 'dispatcher'] as Role[]).map((r) => this.ready(r)),
-          )
-          return states.every((s) => s === status)
+          const roles = ['api', 'ingest', 'dispatcher'] as Role[]
+          const states = await Promise.all(roles.map((r) => this.readiness(r)))
+          last = roles.map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`).join('\n')
+          return states.every((s) => s.status === status)
         },
-        { what: `every role's /readyz ${status}`, timeoutMs, intervalMs: 250 },
+        {
+          what: () =>
+            `every role's /readyz ${status}; last answers:\n${last}\n` +
+            (['api', 'ingest', 'dispatcher'] as Role[])
+              .map((r) => `--- ${r}'s last output:\n${processes[r]?.output().slice(-3_000)}`)
+              .join('\n'),
+          timeoutMs,
+          intervalMs: 250,
+        },
       )
       return Date.now() - from
     },
