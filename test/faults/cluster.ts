@@ -43,7 +43,13 @@ export interface Org {
 export async function startCluster(env: Record<string, string> = {}) {
   const broker = await ownBroker()
   await broker.start()
-  const database = await createScratchDatabase(engines().postgresUrl, 'tally_faults')
+  // A set-up that fails from here on leaves no broker behind (a JVM outliving the test run).
+  const database = await createScratchDatabase(engines().postgresUrl, 'tally_faults').catch(
+    async (err: unknown) => {
+      await broker.remove()
+      throw err
+    },
+  )
   const certs: Certificates = makeCertificates()
   const receiver: Receiver = await startReceiver(certs)
   const run = randomUUID().slice(0, 8)
