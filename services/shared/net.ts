@@ -15,3 +15,13 @@ export function freePort(): Promise<number> {
     })
   })
 }
+
+/** Node's socket error codes of a server refused, unreachable, or gone mid-request. */
+export const SOCKET_ERROR_CODES: readonly string[] = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]

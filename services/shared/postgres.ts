@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import postgres from 'postgres'
 import type { Config } from './config.ts'
 import type { Logger } from './logger.ts'
+import { SOCKET_ERROR_CODES } from './net.ts'
 import { isTemplate, timedSql, timedTransaction } from './postgres-timing.ts'
 
 export type Sql = postgres.Sql
@@ -261,12 +262,7 @@ const CONNECTION_CODES = new Set([
   // Not CONNECTION_ENDED or CONNECTION_DESTROYED: those follow this process's own sql.end().
   'CONNECTION_CLOSED',
   'CONNECT_TIMEOUT',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
+  ...SOCKET_ERROR_CODES,
   // SQLSTATE: the server is shutting down or terminated the session, or cannot take it now.
   '57P01',
   '57P02',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
-import { endQuery, endQueryEventually } from '../../services/shared/clickhouse/query-end.ts'
+import { endQuery, endQueryEventually, isRunning } from '../../services/shared/clickhouse/query-end.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { openMigratedClickHouse } from '../support/clickhouse.ts'
@@ -19,15 +19,7 @@ describe('ending a query the engine stops only between blocks', () => {
   })
   afterAll(() => ch?.close())
 
-  const running = async (queryId: string) => {
-    const rs = await ch.client.query({
-      query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}',
-      query_params: { id: queryId },
-      format: 'JSONEachRow',
-    })
-    const [row] = await rs.json<{ n: string }>()
-    return Number(row?.n) > 0
-  }
+  const running = (queryId: string) => isRunning(ch.client, queryId, AbortSignal.timeout(5_000))
 
   it('endQuery says unconfirmed when the query outlives the KILL; endQueryEventually resolves once the server ends it', async () => {
     const queryId = randomUUID()

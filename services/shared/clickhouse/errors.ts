@@ -1,5 +1,6 @@
 import { ClickHouseError } from '@clickhouse/client'
 import { AppError } from '../errors.ts'
+import { SOCKET_ERROR_CODES } from '../net.ts'
 
 /**
  * What a failed ClickHouse call means for the caller who asked for it, decided once here from
@@ -218,16 +219,7 @@ export const CLICKHOUSE_FAILURES: ReadonlyMap<string, ClickHouseFailure> = new M
 export const failureOf = (name: string): ClickHouseFailure => CLICKHOUSE_FAILURES.get(name) ?? DEFAULT_FAILURE
 
 /** Codes of the transport (Node's sockets, DNS): the server could not be reached or went away. */
-const TRANSPORT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-])
+const TRANSPORT_CODES = new Set([...SOCKET_ERROR_CODES, 'ENOTFOUND', 'EAI_AGAIN'])
 
 /**
  * What a failed call to ClickHouse was; undefined for an error that is not ClickHouse's (a bug,

@@ -18,6 +18,31 @@ const outliving = new Gauge({
   help: "Queries the server still runs after Tally answered (killed, waiting for the engine to stop them); each holds its organization's slot",
 })
 
+/** Whether the server still lists the query. */
+export async function isRunning(
+  admin: ClickHouseClient,
+  queryId: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const rs = await admin.query({
+    query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}',
+    format: 'JSONEachRow',
+    query_params: { id: queryId },
+    abort_signal: signal,
+  })
+  const [row] = await rs.json<{ n: number | string }>()
+  return Number(row?.n ?? 0) > 0
+}
+
+/** Asks the server to kill the query: SYNC waits for it to stop, ASYNC does not. */
+async function kill(admin: ClickHouseClient, queryId: string, mode: 'SYNC' | 'ASYNC', signal: AbortSignal) {
+  await admin.command({
+    query: `KILL QUERY WHERE query_id = {id:String} ${mode}`,
+    query_params: { id: queryId },
+    abort_signal: signal,
+  })
+}
+
 /**
  * Ends a query Tally stopped waiting for (its deadline, a client gone) and resolves once the server
  * no longer runs it: `KILL QUERY … SYNC`, then `system.processes` until it is gone. A query that
@@ -32,22 +57,10 @@ export async function endQuery(
 ): Promise<boolean> {
   const until = Date.now() + deadlineMs
   const signal = () => AbortSignal.timeout(Math.max(1, until - Date.now()))
-  const params = { query_params: { id: queryId } }
   try {
-    await admin.command({
-      query: 'KILL QUERY WHERE query_id = {id:String} SYNC',
-      ...params,
-      abort_signal: signal(),
-    })
+    await kill(admin, queryId, 'SYNC', signal())
     for (;;) {
-      const rs = await admin.query({
-        query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}',
-        format: 'JSONEachRow',
-        ...params,
-        abort_signal: signal(),
-      })
-      const [row] = await rs.json<{ n: number | string }>()
-      if (Number(row?.n ?? 0) === 0) return true
+      if (!(await isRunning(admin, queryId, signal()))) return true
       if (Date.now() >= until) break
       await new Promise((resolve) => setTimeout(resolve, POLL_MS))
     }
@@ -70,7 +83,6 @@ export async function endQueryEventually(
   queryId: string,
   log: Logger,
 ): Promise<void> {
-  const params = { query_params: { id: queryId } }
   const began = Date.now()
   let said = began
   outliving.inc()
@@ -78,20 +90,9 @@ export async function endQueryEventually(
     for (let round = 1; ; round++) {
       await new Promise((resolve) => setTimeout(resolve, WATCH_MS).unref())
       try {
-        if (round % KILL_AGAIN_EVERY === 0)
-          await admin.command({
-            query: 'KILL QUERY WHERE query_id = {id:String} ASYNC',
-            ...params,
-            abort_signal: AbortSignal.timeout(WATCH_MS * 5),
-          })
-        const rs = await admin.query({
-          query: 'SELECT count() AS n FROM system.processes WHERE query_id = {id:String}',
-          format: 'JSONEachRow',
-          ...params,
-          abort_signal: AbortSignal.timeout(WATCH_MS * 5),
-        })
-        const [row] = await rs.json<{ n: number | string }>()
-        if (Number(row?.n ?? 0) === 0) {
+        const signal = () => AbortSignal.timeout(WATCH_MS * 5)
+        if (round % KILL_AGAIN_EVERY === 0) await kill(admin, queryId, 'ASYNC', signal())
+        if (!(await isRunning(admin, queryId, signal()))) {
           log.info({ queryId, ms: Date.now() - began }, 'query_ended_after_answer')
           return
         }

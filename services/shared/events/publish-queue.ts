@@ -8,6 +8,24 @@ export class PublishQueueFullError extends Error {
   }
 }
 
+/** Bytes held, in all and per organization: what the publish bounds are checked against. */
+export function createByteAccount() {
+  const byOrg = new Map<string, number>()
+  let total = 0
+  return {
+    get total() {
+      return total
+    },
+    of: (org: string) => byOrg.get(org) ?? 0,
+    add(org: string, delta: number) {
+      total += delta
+      const left = (byOrg.get(org) ?? 0) + delta
+      if (left > 0) byOrg.set(org, left)
+      else byOrg.delete(org)
+    },
+  }
+}
+
 /** One part of a publish, waiting for a send: what it carries and how many bytes. */
 export interface QueuedPart<M> {
   messages: M[]
@@ -36,8 +54,7 @@ export function createPublishQueue<M>(options: {
   timeoutMs: number
 }) {
   const byOrg = new Map<string, Waiting<M>[]>()
-  const orgBytes = new Map<string, number>()
-  let bytes = 0
+  const held = createByteAccount()
 
   const remove = (part: Waiting<M>): boolean => {
     const list = byOrg.get(part.org)
@@ -45,19 +62,13 @@ export function createPublishQueue<M>(options: {
     if (!list || i < 0) return false
     list.splice(i, 1)
     if (list.length === 0) byOrg.delete(part.org)
-    account(part.org, -part.bytes)
+    held.add(part.org, -part.bytes)
     return true
-  }
-  const account = (org: string, delta: number) => {
-    bytes += delta
-    const left = (orgBytes.get(org) ?? 0) + delta
-    if (left > 0) orgBytes.set(org, left)
-    else orgBytes.delete(org)
   }
 
   return {
     get bytes() {
-      return bytes
+      return held.total
     },
     get size() {
       return byOrg.size
@@ -69,7 +80,8 @@ export function createPublishQueue<M>(options: {
      */
     add(org: string, parts: { messages: M[]; bytes: number }[]): Promise<void> {
       const size = parts.reduce((sum, p) => sum + p.bytes, 0)
-      const mine = orgBytes.get(org) ?? 0
+      const mine = held.of(org)
+      const bytes = held.total
       if (mine > 0 && mine + size > options.maxBytesPerOrg)
         throw new PublishQueueFullError(
           `this organization already has ${mine} bytes waiting for Kafka (at most ${options.maxBytesPerOrg})`,
@@ -114,7 +126,7 @@ export function createPublishQueue<M>(options: {
           const list = byOrg.get(org)
           if (list) list.push(part)
           else byOrg.set(org, [part])
-          account(org, p.bytes)
+          held.add(org, p.bytes)
         }
       })
     },

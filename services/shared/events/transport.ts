@@ -1,6 +1,6 @@
 import { COALESCED_LIMITS, coalesce } from './coalesced-writer.ts'
 import { type Codec, EncodeError, encodeEach } from './codec.ts'
-import { PublishQueueFullError } from './publish-queue.ts'
+import { createByteAccount, PublishQueueFullError } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'
 
 /** Durably records a batch of events (a ClickHouse insert, delivery rows). Idempotent per request id. */
@@ -56,24 +56,6 @@ export class UnrecordableEventsError extends Error {
 export interface InProcessBounds {
   maxBytes: number
   maxBytesPerOrg: number
-}
-
-/** Bytes held, in all and per organization. */
-function createByteAccount() {
-  const byOrg = new Map<string, number>()
-  let total = 0
-  return {
-    get total() {
-      return total
-    },
-    of: (org: string) => byOrg.get(org) ?? 0,
-    add(org: string, delta: number) {
-      total += delta
-      const left = (byOrg.get(org) ?? 0) + delta
-      if (left > 0) byOrg.set(org, left)
-      else byOrg.delete(org)
-    },
-  }
 }
 
 /**
