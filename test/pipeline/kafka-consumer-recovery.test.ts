@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import { readGroupLag } from '../../services/shared/events/consumer-lag.ts'
 import { type KafkaConnection, runKafkaConsumer } from '../../services/shared/events/kafka.ts'
+import { joinGroup } from '../../services/shared/events/kafka-member.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import type { EventHandler } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -115,5 +116,28 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
     await expect(consumer.readiness.check()).resolves.toBeUndefined()
     await consumer.stop()
     await expect(consumer.readiness.check()).rejects.toThrow(`not a member of consumer group ${groupId}`)
+  }, 60_000)
+
+  it('ends a membership, and not the process, when the client reports a failed rejoin', async () => {
+    const member = await joinGroup({
+      kafka,
+      groupId: `recovery-rejoin-${randomUUID().slice(0, 8)}`,
+      topic,
+      sessionTimeoutMs: 6_000,
+    })
+    try {
+      expect(member.active()).toBe(true)
+      // What @platformatic/kafka emits when the rejoin after a lost heartbeat fails, e.g. when the
+      // client closes while it retries findGroupCoordinator: unheard, it would end the process.
+      const failed = new Error('findGroupCoordinator failed 3 times. Client closed while retrying')
+      expect(() => member.consumer.emit('error', failed)).not.toThrow()
+      expect(member.active()).toBe(false)
+      expect(member.failure()).toBe(failed)
+      await expect(member.next(10, 1024)).resolves.toBeNull()
+    } finally {
+      await member.close()
+    }
+    // Closed, the client may still report the rejoin it gave up: heard, and nothing more.
+    expect(() => member.consumer.emit('error', new Error('late'))).not.toThrow()
   }, 60_000)
 })

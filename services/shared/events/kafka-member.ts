@@ -114,16 +114,22 @@ function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stre
     waiting?.()
   }
   stream.on('readable', notify).on('end', notify).on('close', notify)
-  stream.on('error', (err) => {
+  const fail = (err: unknown) => {
     failure ??= err
     notify()
-  })
+  }
+  stream.on('error', fail)
+  // The client emits 'error' when a rejoin after a lost heartbeat fails (the coordinator gone,
+  // or the client closed while it retried): an event nobody listened to would throw out of the
+  // library's callback and end the process. It ends this membership; the caller makes a new one.
+  consumer.on('error', fail)
   aborting.signal.addEventListener('abort', notify, { once: true })
 
   return {
     consumer,
     partitions: () => consumer.assignments?.find((a) => a.topic === topic)?.partitions ?? [],
-    active: () => !aborting.signal.aborted && !stream.destroyed && consumer.isActive(),
+    active: () =>
+      failure === undefined && !aborting.signal.aborted && !stream.destroyed && consumer.isActive(),
     failure: () =>
       failure ?? stream.errored ?? (aborting.signal.aborted ? aborting.signal.reason : undefined),
     aborted: aborting.signal,
@@ -160,5 +166,11 @@ function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stre
 
 /** Closes a client (leaving its group if the broker answers) within a deadline; never rejects. */
 async function closeQuietly(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>): Promise<void> {
-  await withDeadline(consumer.close(true), CLOSE_TIMEOUT_MS, 'no end of the consumer').catch(() => {})
+  // A rejoin still retrying when the client closes fails from inside `close`: never an error here.
+  if (consumer.listenerCount('error') === 0) consumer.on('error', () => {})
+  try {
+    await withDeadline(consumer.close(true), CLOSE_TIMEOUT_MS, 'no end of the consumer')
+  } catch {
+    // Given up within the deadline: a broker that does not answer leaves this client behind.
+  }
 }
