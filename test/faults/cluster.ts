@@ -136,6 +136,18 @@ export async function startCluster(env: Record<string, string> = {}) {
     processes,
     start,
     portOf,
+    /**
+     * Throws, with its output, when a role's process ended by itself (a test's kill -9 is a
+     * signal, not an exit): a wait for it would otherwise time out and say only what it awaited.
+     */
+    assertNoneExited() {
+      for (const [role, p] of Object.entries(processes)) {
+        if (p.child.exitCode !== null)
+          throw new Error(
+            `the ${role} process exited ${p.child.exitCode}; its output:\n${p.output().slice(-6_000)}`,
+          )
+      }
+    },
     async newOrg(): Promise<Org> {
       const { organization, secret } = await keys.createOrganization(`faults-${randomUUID().slice(0, 8)}`)
       return { organizationId: organization.id, headers: { authorization: `Bearer ${secret}` } }
@@ -212,6 +224,7 @@ export async function startCluster(env: Record<string, string> = {}) {
       let last = ''
       await waitFor(
         async () => {
+          this.assertNoneExited()
           const roles = ['api', 'ingest', 'dispatcher'] as Role[]
           const states = await Promise.all(roles.map((r) => this.readiness(r)))
           last = roles.map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`).join('\n')

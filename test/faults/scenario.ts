@@ -24,6 +24,7 @@ export async function startScenario(env: Record<string, string>, calmLoad: LoadO
     const from = Date.now()
     await waitFor(
       async () => {
+        cluster.assertNoneExited()
         const stored = await cluster.storedCounts(org.organizationId)
         const delivered = cluster.deliveredAt(hook)
         return ids.every((id) => stored.get(id) === 1 && delivered.has(id))
@@ -47,9 +48,10 @@ export async function startScenario(env: Record<string, string>, calmLoad: LoadO
      * breaks "each acknowledged event stored exactly once, nothing stored that was not sent".
      */
     async finish(timeoutMs: number) {
-      load.pause()
-      await caughtUp(calm, calmHook, load.acked(), timeoutMs)
+      // Stopped first, so that a request still in flight is answered before the ids are taken:
+      // one acknowledged after them would be counted below without having been waited for.
       await load.stop()
+      await caughtUp(calm, calmHook, load.acked(), timeoutMs)
       const stored = await cluster.storedCounts(calm.organizationId)
       const attempted = load.attempted()
       report('memory', {
