@@ -33,11 +33,16 @@ const count = (fallback: number) =>
   z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(fallback)
 
 /**
- * A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` and at most
- * `atMost` when given. A timer given more than 2^31 - 1 ms (about 24.8 days) fires at once, so a
- * timeout needs an upper bound.
+ * The longest duration a setting may have unless it says otherwise: a timer given more than
+ * 2^31 - 1 ms (about 24.8 days) fires at once, so every duration that sets a timer stays below.
  */
-const duration = (fallback: string, atLeast?: string, atMost?: string) =>
+const LONGEST_TIMER = '24d'
+
+/**
+ * A duration setting ("500ms", "5s", "2m"…) in milliseconds, at least `atLeast` and at most
+ * `atMost` (by default the longest a timer can wait).
+ */
+const duration = (fallback: string, atLeast?: string, atMost = LONGEST_TIMER) =>
   z
     .string()
     .default(fallback)
@@ -46,7 +51,7 @@ const duration = (fallback: string, atLeast?: string, atMost?: string) =>
         const ms = parseDuration(text)
         if (atLeast !== undefined && ms < parseDuration(atLeast))
           ctx.addIssue({ code: 'custom', message: `must be at least ${atLeast}` })
-        else if (atMost !== undefined && ms > parseDuration(atMost))
+        else if (ms > parseDuration(atMost))
           ctx.addIssue({ code: 'custom', message: `must be at most ${atMost}` })
         else return ms
       } catch (err) {
@@ -85,6 +90,9 @@ const retrySchedule = (fallback: string) =>
       try {
         const steps = text.split(',').map(parseDuration)
         if (steps.length === 0) throw new Error('empty schedule')
+        const longest = parseDuration(LONGEST_TIMER)
+        const over = steps.findIndex((ms) => ms > longest)
+        if (over >= 0) throw new Error(`wait ${over + 1} must be at most ${LONGEST_TIMER}`)
         return steps
       } catch (err) {
         ctx.addIssue({ code: 'custom', message: (err as Error).message })
@@ -258,11 +266,8 @@ const configSchema = z.object({
   TALLY_SIGNED_LINK_TTL: duration('10m'),
   TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool,
   TALLY_WEBHOOK_RETRY_SCHEDULE: retrySchedule('5s,30s,2m,10m,30m,1h,3h,6h,12h,24h'),
-  TALLY_WEBHOOK_CLAIM_TTL: z
-    .string()
-    .default('30s')
-    .transform(parseDuration)
-    .refine((ms) => ms >= 1_000, 'must be at least 1s (and should exceed the 5 s attempt timeout)'),
+  /** How long a claimed delivery stays its dispatcher's (should exceed the 5 s attempt timeout). */
+  TALLY_WEBHOOK_CLAIM_TTL: duration('30s', '1s'),
   TALLY_WEBHOOK_CA_FILE: optionalString,
   TALLY_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256),
   TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(32),
@@ -275,7 +280,7 @@ const configSchema = z.object({
   /** At most this many rows per export file. */
   TALLY_EXPORT_PART_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
   /** The longest window one export may cover. */
-  TALLY_EXPORT_MAX_WINDOW: duration('31d', '1s'),
+  TALLY_EXPORT_MAX_WINDOW: duration('31d', '1s', '366d'),
   /** How long after a window ends it may be exported: rows still on their way through the pipeline are not cut. */
   TALLY_EXPORT_SETTLE_DELAY: duration('2m'),
   /** The waits between a failed attempt and the next; after the last, the export is failed. */

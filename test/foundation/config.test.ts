@@ -101,6 +101,32 @@ describe('configuration', () => {
     }
   })
 
+  it('refuses any timer setting past 24 days (a timer past 2^31 ms fires at once), and huge numbers', () => {
+    const timers = CONFIG_VARIABLES.filter((name) => {
+      const value = loadConfig({})[name]
+      return typeof value === 'number' && /_(TIMEOUT|TTL|LEASE|DELAY|INTERVAL|TIME)$/.test(name)
+    })
+    expect(timers.length).toBeGreaterThan(15)
+    for (const name of timers) {
+      expect(() => loadConfig({ [name]: '25d' }), name).toThrowError(`${name}: must be at most`)
+      expect(() => loadConfig({ [name]: '99999999999999999999999d' }), name).toThrowError(name)
+    }
+    // Those with no tighter bound of their own take the longest a timer can wait.
+    for (const name of [
+      'TALLY_SIGNED_LINK_TTL',
+      'TALLY_EXPORT_SETTLE_DELAY',
+      'TALLY_WEBHOOK_CLAIM_TTL',
+    ] as const) {
+      expect(loadConfig({ [name]: '24d' })[name]).toBe(24 * 86_400_000)
+    }
+    for (const name of ['TALLY_WEBHOOK_RETRY_SCHEDULE', 'TALLY_EXPORT_RETRY_SCHEDULE'] as const) {
+      expect(() => loadConfig({ [name]: '5s,30d' })).toThrowError(`${name}: wait 2 must be at most 24d`)
+    }
+    // A window is not a timer: a year is allowed, not more.
+    expect(loadConfig({ TALLY_EXPORT_MAX_WINDOW: '366d' }).TALLY_EXPORT_MAX_WINDOW).toBe(366 * 86_400_000)
+    expect(() => loadConfig({ TALLY_EXPORT_MAX_WINDOW: '367d' })).toThrowError('must be at most 366d')
+  })
+
   it('gives each shutdown step a deadline', () => {
     expect(loadConfig({}).TALLY_SHUTDOWN_STEP_TIMEOUT).toBe(15_000)
     expect(() => loadConfig({ TALLY_SHUTDOWN_STEP_TIMEOUT: '5ms' })).toThrowError(
