@@ -2,6 +2,7 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { BlobStoreUnavailable } from '../../shared/blobs/blob-store.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { isPostgresUnavailable } from '../../shared/postgres.ts'
@@ -57,6 +58,14 @@ export function installErrorHandling(
     if (isResponseSerializationError(err)) {
       request.log.error({ err, issues: err.cause.issues }, 'response_does_not_match_schema')
       return reply.code(500).send({ data: null, error: internalMessage(request.id) })
+    }
+    if (err instanceof BlobStoreUnavailable) {
+      // Nothing was written: a prompt's row follows its body, and the body's write failed.
+      request.log.error({ err }, 'blob_store_unavailable')
+      return reply
+        .code(503)
+        .header('retry-after', 5)
+        .send({ data: null, error: 'Object storage is unavailable for now; retry the request' })
     }
     if (isPostgresUnavailable(err)) {
       // Postgres refused or dropped the connection (its transaction, if any, was rolled back).

@@ -19,6 +19,12 @@ export interface BlobStore {
   close(): void
 }
 
+/**
+ * The store did not answer in time, could not be reached, or answered that it cannot serve now
+ * (a 5xx): nothing the caller sent is at fault, and the same request may succeed later.
+ */
+export class BlobStoreUnavailable extends Error {}
+
 const KEY = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*(?:\/[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$/
 
 export function assertBlobKey(key: string): void {

@@ -12,7 +12,8 @@ import {
 } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
-import { assertBlobKey, type BlobStore } from './blob-store.ts'
+import { SOCKET_ERROR_CODES } from '../net.ts'
+import { assertBlobKey, type BlobStore, BlobStoreUnavailable } from './blob-store.ts'
 
 export interface S3Options {
   endpoint: string
@@ -79,7 +80,8 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
         // Its whole length is the caller's (signal): each of its requests has the request timeout.
         await upload.done()
       } catch (err) {
-        throw timedOut(err, `upload of ${Bucket}/${Key}`, options) ?? err
+        const what = `upload of ${Bucket}/${Key}`
+        throw timedOut(err, what, options) ?? unavailable(err, what, options) ?? err
       } finally {
         signal?.removeEventListener('abort', abort)
       }
@@ -139,8 +141,23 @@ export async function createS3BlobStore(options: S3Options): Promise<BlobStore> 
 }
 
 /** An S3 operation that did not end in time, named as the SDK names its own timeouts. */
-class S3Timeout extends Error {
+class S3Timeout extends BlobStoreUnavailable {
   override name = 'TimeoutError'
+}
+
+/**
+ * An S3 that could not be reached (a socket error) or answered that it cannot serve now (5xx,
+ * SlowDown after the SDK's own retries), as an error naming the operation; else undefined.
+ */
+function unavailable(err: unknown, what: string, options: S3Options): Error | undefined {
+  const e = err as { code?: string; name?: string; message?: string; $metadata?: { httpStatusCode?: number } }
+  const status = e?.$metadata?.httpStatusCode
+  const socket = e?.code !== undefined && SOCKET_ERROR_CODES.includes(e.code)
+  if (!socket && !(status !== undefined && status >= 500) && e?.name !== 'SlowDown') return undefined
+  return new BlobStoreUnavailable(
+    `S3 ${what} at ${options.endpoint}: unavailable (${status ?? e.code ?? e.name}): ${e.message ?? ''}`,
+    { cause: err },
+  )
 }
 
 type Within = <T>(what: string, operation: (abortSignal: AbortSignal) => Promise<T>) => Promise<T>
@@ -161,7 +178,7 @@ function deadline(options: S3Options): Within {
           `S3 ${what} at ${options.endpoint}: no answer within ${options.requestTimeoutMs} ms (TALLY_S3_REQUEST_TIMEOUT)`,
           { cause: err },
         )
-      throw timedOut(err, what, options) ?? err
+      throw timedOut(err, what, options) ?? unavailable(err, what, options) ?? err
     }
   }
 }
