@@ -174,7 +174,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if ('client' in sqlAccess) app.addHook('onClose', () => sqlAccess.client.close())
   const sqlRunner =
     'client' in sqlAccess
-      ? createSqlRunner(sqlAccess.client, deps.clickhouse, sqlLimits(deps.config), deps.log)
+      ? createSqlRunner(
+          sqlAccess.client,
+          deps.clickhouse,
+          sqlLimits(deps.config),
+          deps.log,
+          deps.config.TALLY_SQL_SEND_TIMEOUT,
+        )
       : sqlAccess.unavailable
   const quota = organizationLimits(deps.rateLimiter, {
     requestsPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,

@@ -233,6 +233,11 @@ const configSchema = z.object({
       message: `must be at most ${SQL_CEILINGS.executionSeconds}s`,
     },
   ),
+  /**
+   * How long a caller may take to read an answer of POST /v1/sql/query: past it the answer is cut
+   * and the organization's slot freed (a slow reader would hold both for as long as it liked).
+   */
+  TALLY_SQL_SEND_TIMEOUT: duration('10m', '1s'),
   TALLY_SQL_MAX_ROWS_TO_READ: count(100_000_000).pipe(z.number().max(SQL_CEILINGS.rowsToRead)),
   TALLY_SQL_MAX_BYTES_TO_READ: count(10 * GiB).pipe(z.number().max(SQL_CEILINGS.bytesToRead)),
   TALLY_SQL_MAX_MEMORY: count(1 * GiB).pipe(z.number().max(SQL_CEILINGS.memory)),

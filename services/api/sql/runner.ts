@@ -96,6 +96,8 @@ export function createSqlRunner(
   admin: ClickHouseClient,
   limits: QueryLimits,
   log: Logger,
+  /** How long the caller may take to read its answer (TALLY_SQL_SEND_TIMEOUT). */
+  sendTimeoutMs: number,
 ): SqlRunner {
   function settings(extra: ClickHouseSettings = {}): ClickHouseSettings {
     return {
@@ -168,14 +170,25 @@ export function createSqlRunner(
         const body = new PassThrough()
         const flowing =
           format === 'json' ? pipeline(stream, jsonEnvelope(), capped, body) : pipeline(stream, capped, body)
-        const settled = flowing.then(
-          () => void queriesTotal.inc({ outcome: 'ok' }),
-          async (err: unknown) => {
-            queriesTotal.inc({ outcome: 'failed' })
-            log.warn({ err, queryId, clientGone: clientGone.aborted }, 'sql_answer_cut')
-            await ended(queryId, hold)
-          },
+        // A caller reading slowly holds its organization's slot and an engine connection: not
+        // past the send timeout. The answer is cut (the caller sees it end early) and logged.
+        const sending = setTimeout(
+          () =>
+            body.destroy(
+              new Error(`the answer was not taken within ${sendTimeoutMs} ms (TALLY_SQL_SEND_TIMEOUT)`),
+            ),
+          sendTimeoutMs,
         )
+        const settled = flowing
+          .finally(() => clearTimeout(sending))
+          .then(
+            () => void queriesTotal.inc({ outcome: 'ok' }),
+            async (err: unknown) => {
+              queriesTotal.inc({ outcome: 'failed' })
+              log.warn({ err, queryId, clientGone: clientGone.aborted }, 'sql_answer_cut')
+              await ended(queryId, hold)
+            },
+          )
         return { contentType: f.contentType, extension: f.extension, stream: body, settled }
       } catch (err) {
         if (started) await ended(queryId, hold)
