@@ -11,6 +11,8 @@ import {
   type SortField,
 } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../../shared/filters/compile.ts'
+import type { CursorKey } from '../http/cursor.ts'
+import { sortKey } from './keyset.ts'
 
 const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()
@@ -28,30 +30,52 @@ export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits)
     rowsSchema.parse(await rows(query, params))
 
   return {
-    /** One page of the organization's requests matching the compiled filter. */
+    /**
+     * One page of the organization's requests matching the compiled filter: after `after` (a
+     * keyset position, see keyset.ts) or past `offset` rows. `columns` are what the caller asked
+     * for; the sort column and request_id are read as well, for the next cursor.
+     */
     async query(input: {
       organizationId: string
       filter: CompiledFilter
       sort: { field: SortField; direction: 'asc' | 'desc' }
       offset: number
       limit: number
-      includeBody: boolean
-    }): Promise<RequestRow[]> {
+      columns: readonly string[]
+      after?: CursorKey
+    }): Promise<Partial<RequestRow>[]> {
+      const key = sortKey(input.sort.field, input.sort.direction)
       const direction = input.sort.direction === 'asc' ? 'ASC' : 'DESC'
-      // Column and direction come from the two closed lists above, never from the caller's text.
-      return requests(
-        `SELECT ${readColumns(input.includeBody)}
+      const columns = [...new Set([...input.columns, SORT_COLUMNS[input.sort.field], 'request_id'])]
+      const params: Record<string, unknown> = {
+        ...input.filter.params,
+        organization_id: input.organizationId,
+        limit: input.limit,
+        offset: input.offset,
+      }
+      let after = ''
+      if (input.after) {
+        const [value, id] = input.after
+        const op = direction === 'ASC' ? '>' : '<'
+        params.after_value = value
+        params.after_id = id
+        // The first comparison alone is the keyset; the second lets the primary key prune.
+        after = `AND (${key.expr}, request_id) ${op} (${key.param}, {after_id:UUID})
+           AND ${key.expr} ${op}= ${key.param}`
+      }
+      // Columns, expressions and direction come from closed lists, never from the caller's text.
+      const found = await rows(
+        `SELECT ${columns.join(', ')}
          FROM ${REQUEST_TABLE} FINAL
-         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql})
-         ORDER BY ${SORT_COLUMNS[input.sort.field]} ${direction}, request_id ${direction}
+         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql}) ${after}
+         ORDER BY ${key.expr} ${direction}, request_id ${direction}
          LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-        {
-          ...input.filter.params,
-          organization_id: input.organizationId,
-          limit: input.limit,
-          offset: input.offset,
-        },
+        params,
       )
+      const picked = requestRowSchema.pick(
+        Object.fromEntries(columns.map((c) => [c, true])) as Record<keyof RequestRow, true>,
+      )
+      return picked.array().parse(found) as Partial<RequestRow>[]
     },
 
     /** The newest version of one request, or undefined (also for another organization's id). */
