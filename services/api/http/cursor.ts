@@ -64,3 +64,44 @@ export function decodeCursor<V extends z.ZodType>(
   if (!value.success || !id.success) throw invalid('holds a position this sort cannot have')
   return [value.data, id.data]
 }
+
+/** A row's place in a Postgres list ordered newest first: created_at as Postgres text, and id. */
+export interface PagePosition {
+  createdAt: string
+  id: string
+}
+
+/** Postgres timestamptz text (`2026-11-26 04:45:12.123456+00`): exact to the microsecond. */
+const postgresTime = z
+  .string()
+  .regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/)
+
+/**
+ * Cursor paging of a Postgres list (newest first, then id): the position to read after, or a 400
+ * naming `path`; and the next cursor from one row more than the page.
+ */
+export function postgresPaging(organizationId: string, list: string, path: string) {
+  const sort = `${list}:created_at:desc`
+  return {
+    after(cursor: string | undefined): PagePosition | undefined {
+      if (cursor === undefined) return undefined
+      const [createdAt, id] = decodeCursor(cursor, {
+        organizationId,
+        sort,
+        value: postgresTime,
+        id: z.uuid(),
+        path,
+      })
+      return { createdAt, id }
+    },
+    page<T>(rows: { record: T; position: PagePosition }[], limit: number) {
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      const next =
+        rows.length > limit && last
+          ? encodeCursor(organizationId, sort, [last.position.createdAt, last.position.id])
+          : null
+      return { data: page.map((r) => r.record), error: null, next_cursor: next }
+    },
+  }
+}
