@@ -127,6 +127,29 @@ describe('keyset cursor on POST /v1/request/query', () => {
     for (const e of ahead) expect(count.has(e.request_id)).toBe(false)
   })
 
+  it('walks rows hours to weeks apart by created_at, both ways, as one large page', async () => {
+    const sparse = await tally.newOrg()
+    const gaps = [0, 1, 2, 5, 30, 31, 200, 900, 901, 2_000, 2_001, 2_002, 9_000]
+    await insert(
+      gaps.map((h) =>
+        sampleEvent({
+          organization_id: sparse.organizationId,
+          created_at: new Date(Date.now() + 3_600_000 - h * 3_600_000),
+        }),
+      ),
+    )
+    for (const direction of ['desc', 'asc']) {
+      const sort = { created_at: direction }
+      const whole = await query(sparse, { sort, limit: 100 })
+      expect(whole.data?.length).toBe(gaps.length)
+      for (const limit of [1, 2, 3, 5]) {
+        expect(ids(await walk(sparse, { sort, limit })), `${direction} ${limit}`).toEqual(
+          ids(whole.data ?? []),
+        )
+      }
+    }
+  })
+
   it('gives next_cursor with offset paging too, and null on the last page', async () => {
     const first = await query(org, { limit: 30, offset: 0 })
     const rest = await query(org, { limit: 30, cursor: first.next_cursor })

@@ -32,7 +32,12 @@ export function sortKey(field: SortField, direction: 'asc' | 'desc'): SortKey {
     return {
       expr: column,
       param: "fromUnixTimestamp64Milli({after_value:Int64}, 'UTC')",
-      value: z.number().int(),
+      // DateTime64(3)'s range: what a stored time can be.
+      value: z
+        .number()
+        .int()
+        .min(Date.UTC(1900, 0, 1))
+        .max(Date.UTC(2299, 11, 31, 23, 59, 59, 999)),
       valueOf: (row) => (raw(row) as Date).getTime(),
     }
   }

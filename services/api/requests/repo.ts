@@ -17,6 +17,38 @@ import { sortKey } from './keyset.ts'
 const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()
 
+const HOUR = 3_600_000
+const MIN_TIME_MS = Date.UTC(1900, 0, 1)
+const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
+/** How far from where a page starts the first reads look, widening until one fills the page. */
+const WINDOWS = [HOUR, 24 * HOUR, 30 * 24 * HOUR]
+
+/**
+ * Time windows a page by created_at can be read from before the whole table: ClickHouse does not
+ * read a FINAL table in sort order, so an unbounded page sorts every row older (or newer) than its
+ * start. The rows of a window next to the page's start that fill the page are the page: every row
+ * outside it is further from the start. Newest first without a cursor starts at now (later rows are
+ * inside every window); oldest first needs a cursor to start from; offsets read the table.
+ */
+function timeWindows(input: {
+  sort: { field: SortField; direction: 'asc' | 'desc' }
+  offset: number
+  after?: CursorKey
+}): { op: '>=' | '<='; ms: number }[] {
+  if (input.sort.field !== 'created_at' || input.offset > 0) return []
+  const from = input.after
+    ? (input.after[0] as number)
+    : input.sort.direction === 'desc'
+      ? Date.now()
+      : undefined
+  if (from === undefined) return []
+  // Within DateTime64(3)'s range, where ClickHouse compares times as times.
+  const clamp = (ms: number) => Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS)
+  return WINDOWS.map((w) =>
+    input.sort.direction === 'desc' ? { op: '>=', ms: clamp(from - w) } : { op: '<=', ms: clamp(from + w) },
+  )
+}
+
 /** Every read runs for a caller, so every read carries the query limits. */
 export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits) {
   // A read Tally stops waiting for (at `deadlineMs`) is stopped in ClickHouse too.
@@ -64,14 +96,27 @@ export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits)
            AND ${key.expr} ${op}= ${key.param}`
       }
       // Columns, expressions and direction come from closed lists, never from the caller's text.
-      const found = await rows(
-        `SELECT ${columns.join(', ')}
+      const page = (window: string) =>
+        rows(
+          `SELECT ${columns.join(', ')}
          FROM ${REQUEST_TABLE} FINAL
-         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql}) ${after}
+         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql}) ${after} ${window}
          ORDER BY ${key.expr} ${direction}, request_id ${direction}
          LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-        params,
-      )
+          params,
+        )
+      let found: unknown[] | undefined
+      for (const bound of timeWindows(input)) {
+        params.window_bound = bound.ms
+        const rowsIn = await page(
+          `AND request_created_at ${bound.op} fromUnixTimestamp64Milli({window_bound:Int64}, 'UTC')`,
+        )
+        if (rowsIn.length >= input.limit) {
+          found = rowsIn
+          break
+        }
+      }
+      found ??= await page('')
       const picked = requestRowSchema.pick(
         Object.fromEntries(columns.map((c) => [c, true])) as Record<keyof RequestRow, true>,
       )

@@ -211,7 +211,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
               organizationId,
               sort: sorted,
               value: key.value,
-              id: z.uuid(),
+              id: z.guid(),
               path: 'body.cursor',
             })
           : undefined
