@@ -31,7 +31,10 @@ const row = z.looseObject({
 })
 
 /** The query the body asks for, or a 400 naming the field that makes it too large. */
-function toQuery(organizationId: string, body: MetricsQueryBody): { query: MetricsQuery; starts: number[] } {
+export function toQuery(
+  organizationId: string,
+  body: MetricsQueryBody,
+): { query: MetricsQuery; starts: number[] } {
   const { startTimeUnixMs: startMs, endTimeUnixMs: endMs } = body.timeFilter
   const granularity =
     body.granularity === 'auto' ? autoGranularity(startMs, endMs, body.timezoneDifference) : body.granularity
