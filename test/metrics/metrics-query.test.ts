@@ -340,6 +340,9 @@ describe('POST /v1/metrics/query', () => {
       [{ measures: ['count', 'count'] }, /^body\.measures: must not name a measure twice/],
       [{}, /^body\.measures: /],
       [{ measures: ['count'], dimensions: ['colour'] }, /^body\.dimensions\.0: must be one of model, /],
+      [{ measures: ['count'], dimensions: ['constructor'] }, /^body\.dimensions\.0: must be one of model, /],
+      [{ measures: ['count'], dimensions: ['__proto__'] }, /^body\.dimensions\.0: must be one of model, /],
+      [{ measures: ['count'], dimensions: ['toString'] }, /^body\.dimensions\.0: must be one of model, /],
       [
         { measures: ['count'], dimensions: ['score.helpful'] },
         /^body\.dimensions\.0: score dimensions come with scores/,

@@ -150,14 +150,16 @@ describe('keyset cursor on POST /v1/request/query', () => {
     }
   })
 
-  it('gives next_cursor with offset paging too, and null on the last page', async () => {
+  it('gives next_cursor with offset paging too, and null after a page that is not full', async () => {
     const first = await query(org, { limit: 30, offset: 0 })
     const rest = await query(org, { limit: 30, cursor: first.next_cursor })
     expect(rest.next_cursor).toBeNull()
     const whole = await query(org, { limit: 100 })
     expect([...ids(first.data ?? []), ...ids(rest.data ?? [])]).toEqual(ids(whole.data ?? []))
+    // A full last page is followed by an empty one.
     const exact = await query(org, { limit: 40 })
-    expect(exact.next_cursor).toBeNull()
+    const after = await query(org, { limit: 40, cursor: exact.next_cursor })
+    expect(after).toMatchObject({ status: 200, data: [], next_cursor: null })
   })
 
   it('keeps the filter while walking', async () => {

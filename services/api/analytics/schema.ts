@@ -57,7 +57,7 @@ const dimension = z
   .string('must be a string')
   .max(210, 'must be at most 210 characters')
   .superRefine((name, ctx) => {
-    if (name in DIMENSIONS) return
+    if (Object.hasOwn(DIMENSIONS, name)) return
     if (name.startsWith('property.') && name.length > 'property.'.length) return
     ctx.addIssue({
       code: 'custom',

@@ -17,8 +17,7 @@ export interface MetricsQuery {
 
 /** The grouping column of a dimension: a fixed column, or the properties map at a bound key. */
 function dimensionColumn(name: string, i: number, params: Record<string, unknown>): string {
-  const fixed = DIMENSIONS[name as keyof typeof DIMENSIONS]
-  if (fixed) return fixed
+  if (Object.hasOwn(DIMENSIONS, name)) return DIMENSIONS[name as keyof typeof DIMENSIONS]
   params[`dim_key_${i}`] = name.slice('property.'.length)
   return `properties[{dim_key_${i}:String}]`
 }

@@ -119,10 +119,7 @@ export function exportRoutes(deps: {
           throw badRequest('querystring.offset: must be 0 or left out with cursor')
         const paging = postgresPaging(organizationId, 'exports', 'querystring.cursor')
         const after = paging.after(cursor)
-        return paging.page(
-          await repo.list(organizationId, { offset, limit: limit + 1, status, after }),
-          limit,
-        )
+        return paging.page(await repo.list(organizationId, { offset, limit, status, after }), limit)
       },
     })
 

@@ -22,7 +22,9 @@ export const cursorInput = z
 export const nextCursor = z
   .string()
   .nullable()
-  .describe('Pass as cursor (with the same sort) for the next page; null when this page is the last')
+  .describe(
+    'Pass as cursor (with the same sort) for the next page; null when this page has fewer rows than limit (a full last page is followed by an empty one)',
+  )
 
 const wire = z.strictObject({
   v: z.literal(1),
@@ -72,13 +74,11 @@ export interface PagePosition {
 }
 
 /** Postgres timestamptz text (`2026-11-26 04:45:12.123456+00`): exact to the microsecond. */
-const postgresTime = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/)
+const postgresTime = z.string().regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{1,6})?[+-]\d\d(:\d\d){0,2}$/)
 
 /**
  * Cursor paging of a Postgres list (newest first, then id): the position to read after, or a 400
- * naming `path`; and the next cursor from one row more than the page.
+ * naming `path`; and the page with its next cursor (after a full page).
  */
 export function postgresPaging(organizationId: string, list: string, path: string) {
   const sort = `${list}:created_at:desc`
@@ -94,11 +94,10 @@ export function postgresPaging(organizationId: string, list: string, path: strin
       })
       return { createdAt, id }
     },
-    page<T>(rows: { record: T; position: PagePosition }[], limit: number) {
-      const page = rows.slice(0, limit)
+    page<T>(page: { record: T; position: PagePosition }[], limit: number) {
       const last = page[page.length - 1]
       const next =
-        rows.length > limit && last
+        page.length === limit && last
           ? encodeCursor(organizationId, sort, [last.position.createdAt, last.position.id])
           : null
       return { data: page.map((r) => r.record), error: null, next_cursor: next }

@@ -217,20 +217,20 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
           : undefined
         const compiled = compileRequestFilter(filter, { path: 'body.filter' })
         return deps.gate.run(organizationId, async () => {
-          // One row more than the page says whether there is a next one.
-          const rows = await deps.repo.query({
+          const page = await deps.repo.query({
             organizationId,
             filter: compiled,
             sort: { field, direction },
             offset,
-            limit: limit + 1,
+            limit,
             columns: columnsFor(fields, includeBody),
             ...(after ? { after } : {}),
           })
-          const page = rows.slice(0, limit)
+          // A full page may be followed by more: reading one row more to know would make a page
+          // of exactly max_result_rows rows exceed that limit.
           const last = page[page.length - 1]
           const next =
-            rows.length > limit && last ? encodeCursor(organizationId, sorted, keyOf(key, last)) : null
+            page.length === limit && last ? encodeCursor(organizationId, sorted, keyOf(key, last)) : null
           return { ...ok(page.map((row) => toRecord(row, fields))), next_cursor: next }
         })
       },

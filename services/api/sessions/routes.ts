@@ -316,12 +316,11 @@ export function sessionRoutes(
         const query = toQuery(principalOf(request).organizationId, request.body)
         const [field, dir] = sortOf(request.body)
         return gate.run(query.organizationId, async () => {
-          // One session more than the page says whether there is a next one.
-          const rows = await repo.page({ ...query, limit: query.limit + 1 })
-          const page = rows.slice(0, query.limit)
+          // A full page may be followed by more (see the request query).
+          const page = await repo.page(query)
           const last = page[page.length - 1]
           const next =
-            rows.length > query.limit && last
+            page.length === query.limit && last
               ? encodeCursor(query.organizationId, `${field}:${dir}`, keyOf(field, last))
               : null
           return {

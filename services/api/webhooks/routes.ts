@@ -175,10 +175,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         )
         const after = paging.after(cursor)
         const row = await owned(organizationId, request.params.id)
-        return paging.page(
-          await repo.listDeliveries(row.id, { offset, limit: limit + 1, status, after }),
-          limit,
-        )
+        return paging.page(await repo.listDeliveries(row.id, { offset, limit, status, after }), limit)
       },
     })
 
