@@ -117,9 +117,9 @@ SELECT request_id, toUnixTimestamp64Milli(request_created_at) AS ms, latency, co
 WHERE organization_id = {org:UUID} AND (true)
   ${after ? "AND (request_created_at, request_id) < (fromUnixTimestamp64Milli({after_value:Int64}, 'UTC'), {after_id:UUID}) AND request_created_at <= fromUnixTimestamp64Milli({after_value:Int64}, 'UTC') AND request_created_at >= fromUnixTimestamp64Milli({after_value:Int64} - 3600000, 'UTC')" : ''}
 ORDER BY request_created_at DESC, request_id DESC
-LIMIT ${PAGE + 1} OFFSET ${skip}`
+LIMIT ${PAGE} OFFSET ${skip}`
 const [boundary] = await select(
-  `SELECT request_id, ms FROM (${pageSql(false, offset - 1).replace(`LIMIT ${PAGE + 1}`, 'LIMIT 1')})`,
+  `SELECT request_id, ms FROM (${pageSql(false, offset - 1).replace(`LIMIT ${PAGE}`, 'LIMIT 1')})`,
   { org: ORG },
 )
 const afterKey = { after_value: Number(boundary?.ms), after_id: String(boundary?.request_id) }
