@@ -14,6 +14,7 @@ import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { RateLimiter } from '../shared/rate-limit.ts'
 import type { Scratch } from '../shared/scratch.ts'
 import { adminRoutes } from './admin/routes.ts'
+import { analyticsRoutes } from './analytics/routes.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
 import { createExportRepo } from './exports/repo.ts'
 import { exportRoutes } from './exports/routes.ts'
@@ -213,6 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         createSessionDetailRepo(deps.clickhouse, limits),
       ),
     )
+    await api.register(analyticsRoutes(deps.clickhouse, limits, gate))
     await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))

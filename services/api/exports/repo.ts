@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { EXPORTS_CHANNEL, type ExportFormat } from '../../shared/exports/contract.ts'
 import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
+import type { PagePosition } from '../http/cursor.ts'
 import { type ExportRecord, exportRecord, type Period, type Schedule, schedule } from './schemas.ts'
 
 // Postgres gives timestamps as Dates; the manifest (jsonb) holds them as ISO text, which its codec reads.
@@ -69,16 +70,31 @@ export function createExportRepo(sql: Sql) {
       return row?.n ?? 0
     },
 
+    /**
+     * One page, newest first: past `offset` rows or after `after` (the position a cursor holds:
+     * the last row's created_at, as exact Postgres text, and id). Each record comes with its own
+     * position.
+     */
     async list(
       organizationId: string,
-      page: { offset: number; limit: number; status?: ExportRecord['status'] | undefined },
-    ): Promise<ExportRecord[]> {
-      const rows = await sql`
-        select ${columns} from exports
+      page: {
+        offset: number
+        limit: number
+        status?: ExportRecord['status'] | undefined
+        after?: PagePosition | undefined
+      },
+    ): Promise<{ record: ExportRecord; position: PagePosition }[]> {
+      const rows = await sql<Record<string, unknown>[]>`
+        select ${columns}, created_at::text as page_created_at from exports
         where organization_id = ${organizationId} ${page.status ? sql`and status = ${page.status}` : sql``}
+        ${page.after ? sql`and (created_at < ${page.after.createdAt}::timestamptz or (created_at = ${page.after.createdAt}::timestamptz and id > ${page.after.id}))` : sql``}
         order by created_at desc, id
         offset ${page.offset} limit ${page.limit}`
-      return records.parse(rows)
+      const parsed = records.parse(rows)
+      return parsed.map((record, i) => ({
+        record,
+        position: { createdAt: String(rows[i]?.page_created_at), id: record.id },
+      }))
     },
 
     async get(organizationId: string, id: string): Promise<ExportRecord | null> {

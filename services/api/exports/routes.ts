@@ -6,7 +6,15 @@ import { AppError, badRequest, conflict, notFound } from '../../shared/errors.ts
 import { exportPrefix, manifestKey } from '../../shared/exports/contract.ts'
 import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { postgresPaging } from '../http/cursor.ts'
+import {
+  bodyErrorResponses,
+  envelope,
+  errorEnvelope,
+  errorResponses,
+  ok,
+  pageEnvelope,
+} from '../http/envelope.ts'
 import type { ExportRepo } from './repo.ts'
 import {
   createExportBody,
@@ -100,10 +108,19 @@ export function exportRoutes(deps: {
         tags: ['exports'],
         operationId: 'listExports',
         summary: "The organization's exports, newest first, with their manifests (no links)",
+        description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         querystring: listQuery,
-        response: { 200: envelope(z.array(exportRecord)), ...errorResponses },
+        response: { 200: pageEnvelope(z.array(exportRecord)), ...errorResponses },
       },
-      handler: async (request) => ok(await repo.list(principalOf(request).organizationId, request.query)),
+      handler: async (request) => {
+        const { organizationId } = principalOf(request)
+        const { cursor, offset, limit, status } = request.query
+        if (cursor !== undefined && offset !== 0)
+          throw badRequest('querystring.offset: must be 0 or left out with cursor')
+        const paging = postgresPaging(organizationId, 'exports', 'querystring.cursor')
+        const after = paging.after(cursor)
+        return paging.page(await repo.list(organizationId, { offset, limit, status, after }), limit)
+      },
     })
 
     app.post('/v1/exports/schedules', {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { format, manifest } from '../../shared/exports/contract.ts'
 import { filterNode } from '../../shared/filters/schema.ts'
+import { cursorInput } from '../http/cursor.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { pageParams } from '../http/paging.ts'
@@ -48,6 +49,7 @@ export const idParams = z.object({ id: uuidInput })
 
 export const listQuery = z.strictObject({
   ...pageParams,
+  cursor: cursorInput.optional(),
   status: z.enum(STATUSES, `must be one of ${STATUSES.join(', ')}`).optional(),
 })
 

@@ -1,8 +1,14 @@
 import { z } from 'zod'
+import { nextCursor } from './cursor.ts'
 
 /** The success envelope of spec 2.1 around a payload schema. */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ data, error: z.null() })
+}
+
+/** A page of a keyset-paged list: the envelope with next_cursor beside data. */
+export function pageEnvelope<T extends z.ZodType>(data: T) {
+  return z.object({ data, error: z.null(), next_cursor: nextCursor })
 }
 
 export const errorEnvelope = z

@@ -163,6 +163,10 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'requests', description: "Log model requests (Tally's intake and Helicone's) and query them" },
   { name: 'sessions', description: 'Requests grouped by session, with their totals' },
   {
+    name: 'metrics',
+    description: 'Measures over time by dimension, for dashboards (docs/metrics.md)',
+  },
+  {
     name: 'sql',
     description: "Read-only SQL over your organization's requests and sessions (docs/data-teams.md)",
   },

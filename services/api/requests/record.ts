@@ -42,13 +42,27 @@ export const requestRecord = z
 
 export type RequestRecord = z.infer<typeof requestRecord>
 
-/** A row read back (already checked) under the record's names; bodies parsed from their JSON text. */
-export function toRecord(row: RequestRow): RequestRecord {
+/** The record's field names, in column order: what `fields` may name. */
+export const RECORD_FIELDS = SHOWN_COLUMNS.map((c) => c.record) as [Shown['record'], ...Shown['record'][]]
+export type RecordField = (typeof RECORD_FIELDS)[number]
+
+/** The columns a read selects for the given record fields; bodies only when `includeBody`. */
+export function columnsFor(fields: readonly RecordField[] | undefined, includeBody: boolean): string[] {
+  return SHOWN_COLUMNS.filter((c) =>
+    fields ? fields.includes(c.record) : includeBody || c.kind !== 'body',
+  ).map((c) => c.name)
+}
+
+/**
+ * A row read back (already checked) under the record's names; bodies parsed from their JSON text.
+ * Only the columns the row holds (and `fields` names, when given) are shown.
+ */
+export function toRecord(row: Partial<RequestRow>, fields?: readonly RecordField[]): RequestRecord {
   const record: Record<string, unknown> = {}
   for (const c of SHOWN_COLUMNS) {
     const value = row[c.name as keyof RequestRow]
-    if (c.kind !== 'body') record[c.record] = value
-    else if (value !== undefined) record[c.record] = parseEventBody(value as string)
+    if (value === undefined || (fields && !fields.includes(c.record))) continue
+    record[c.record] = c.kind === 'body' ? parseEventBody(value as string) : value
   }
   return record as RequestRecord
 }

@@ -11,9 +11,43 @@ import {
   type SortField,
 } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../../shared/filters/compile.ts'
+import type { CursorKey } from '../http/cursor.ts'
+import { sortKey } from './keyset.ts'
 
 const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()
+
+const HOUR = 3_600_000
+const MIN_TIME_MS = Date.UTC(1900, 0, 1)
+const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
+/** How far from where a page starts the first reads look, widening until one fills the page. */
+const WINDOWS = [HOUR, 24 * HOUR, 30 * 24 * HOUR]
+
+/**
+ * Time windows a page by created_at can be read from before the whole table: ClickHouse does not
+ * read a FINAL table in sort order, so an unbounded page sorts every row older (or newer) than its
+ * start. The rows of a window next to the page's start that fill the page are the page: every row
+ * outside it is further from the start. Newest first without a cursor starts at now (later rows are
+ * inside every window); oldest first needs a cursor to start from; offsets read the table.
+ */
+function timeWindows(input: {
+  sort: { field: SortField; direction: 'asc' | 'desc' }
+  offset: number
+  after?: CursorKey
+}): { op: '>=' | '<='; ms: number }[] {
+  if (input.sort.field !== 'created_at' || input.offset > 0) return []
+  const from = input.after
+    ? (input.after[0] as number)
+    : input.sort.direction === 'desc'
+      ? Date.now()
+      : undefined
+  if (from === undefined) return []
+  // Within DateTime64(3)'s range, where ClickHouse compares times as times.
+  const clamp = (ms: number) => Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS)
+  return WINDOWS.map((w) =>
+    input.sort.direction === 'desc' ? { op: '>=', ms: clamp(from - w) } : { op: '<=', ms: clamp(from + w) },
+  )
+}
 
 /** Every read runs for a caller, so every read carries the query limits. */
 export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits) {
@@ -28,30 +62,65 @@ export function createRequestRepo(client: ClickHouseClient, limits: QueryLimits)
     rowsSchema.parse(await rows(query, params))
 
   return {
-    /** One page of the organization's requests matching the compiled filter. */
+    /**
+     * One page of the organization's requests matching the compiled filter: after `after` (a
+     * keyset position, see keyset.ts) or past `offset` rows. `columns` are what the caller asked
+     * for; the sort column and request_id are read as well, for the next cursor.
+     */
     async query(input: {
       organizationId: string
       filter: CompiledFilter
       sort: { field: SortField; direction: 'asc' | 'desc' }
       offset: number
       limit: number
-      includeBody: boolean
-    }): Promise<RequestRow[]> {
+      columns: readonly string[]
+      after?: CursorKey
+    }): Promise<Partial<RequestRow>[]> {
+      const key = sortKey(input.sort.field, input.sort.direction)
       const direction = input.sort.direction === 'asc' ? 'ASC' : 'DESC'
-      // Column and direction come from the two closed lists above, never from the caller's text.
-      return requests(
-        `SELECT ${readColumns(input.includeBody)}
+      const columns = [...new Set([...input.columns, SORT_COLUMNS[input.sort.field], 'request_id'])]
+      const params: Record<string, unknown> = {
+        ...input.filter.params,
+        organization_id: input.organizationId,
+        limit: input.limit,
+        offset: input.offset,
+      }
+      let after = ''
+      if (input.after) {
+        const [value, id] = input.after
+        const op = direction === 'ASC' ? '>' : '<'
+        params.after_value = value
+        params.after_id = id
+        // The first comparison alone is the keyset; the second lets the primary key prune.
+        after = `AND (${key.expr}, request_id) ${op} (${key.param}, {after_id:UUID})
+           AND ${key.expr} ${op}= ${key.param}`
+      }
+      // Columns, expressions and direction come from closed lists, never from the caller's text.
+      const page = (window: string) =>
+        rows(
+          `SELECT ${columns.join(', ')}
          FROM ${REQUEST_TABLE} FINAL
-         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql})
-         ORDER BY ${SORT_COLUMNS[input.sort.field]} ${direction}, request_id ${direction}
+         WHERE organization_id = {organization_id:UUID} AND (${input.filter.sql}) ${after} ${window}
+         ORDER BY ${key.expr} ${direction}, request_id ${direction}
          LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
-        {
-          ...input.filter.params,
-          organization_id: input.organizationId,
-          limit: input.limit,
-          offset: input.offset,
-        },
+          params,
+        )
+      let found: unknown[] | undefined
+      for (const bound of timeWindows(input)) {
+        params.window_bound = bound.ms
+        const rowsIn = await page(
+          `AND request_created_at ${bound.op} fromUnixTimestamp64Milli({window_bound:Int64}, 'UTC')`,
+        )
+        if (rowsIn.length >= input.limit) {
+          found = rowsIn
+          break
+        }
+      }
+      found ??= await page('')
+      const picked = requestRowSchema.pick(
+        Object.fromEntries(columns.map((c) => [c, true])) as Record<keyof RequestRow, true>,
       )
+      return picked.array().parse(found) as Partial<RequestRow>[]
     },
 
     /** The newest version of one request, or undefined (also for another organization's id). */

@@ -10,12 +10,14 @@ import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { filterNode } from '../../shared/filters/schema.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { principalOf } from '../http/auth.ts'
+import { cursorInput, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import {
   bodyErrorResponses,
   envelope,
   errorEnvelope,
   errorResponses,
   ok,
+  pageEnvelope,
   queryErrorResponses,
 } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
@@ -24,8 +26,9 @@ import type { QueryGate } from '../http/query-gate.ts'
 import type { OrganizationRateLimits } from '../http/rate-limit.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
+import { keyOf, sortKey } from './keyset.ts'
 import { loadPriceTable, modelPrice, type PriceTable } from './prices.ts'
-import { requestRecord, toRecord } from './record.ts'
+import { columnsFor, RECORD_FIELDS, requestRecord, toRecord } from './record.ts'
 import { createRequestRepo, type RequestRepo } from './repo.ts'
 import { createIntake, type Intake } from './service.ts'
 
@@ -85,26 +88,48 @@ const tooLarge = (message: string) => new AppError(413, 'payload_too_large', mes
 
 const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
 
-const queryBody = z.strictObject({
-  filter: filterNode
-    .default({})
-    .describe(
-      'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
-    ),
-  offset: z.number().int().min(0, 'must be at least 0').max(1_000_000, 'must be at most 1000000').default(0),
-  limit: z
-    .number()
-    .int()
-    .min(1, 'must be between 1 and 1000')
-    .max(1000, 'must be between 1 and 1000')
-    .default(10),
-  sort: z
-    .partialRecord(z.enum(sortFields, `must be one of ${sortFields.join(', ')}`), z.enum(['asc', 'desc']))
-    .refine((s) => Object.keys(s).length <= 1, 'must name at most one field')
-    .default({ created_at: 'desc' })
-    .describe('One field mapped to asc or desc; default {created_at: "desc"}'),
-  includeBody: z.boolean().default(false).describe('Include request_body and response_body'),
-})
+const queryBody = z
+  .strictObject({
+    filter: filterNode
+      .default({})
+      .describe(
+        'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0, 'must be at least 0')
+      .max(1_000_000, 'must be at most 1000000')
+      .default(0),
+    limit: z
+      .number()
+      .int()
+      .min(1, 'must be between 1 and 1000')
+      .max(1000, 'must be between 1 and 1000')
+      .default(10),
+    sort: z
+      .partialRecord(z.enum(sortFields, `must be one of ${sortFields.join(', ')}`), z.enum(['asc', 'desc']))
+      .refine((s) => Object.keys(s).length <= 1, 'must name at most one field')
+      .default({ created_at: 'desc' })
+      .describe('One field mapped to asc or desc; default {created_at: "desc"}'),
+    includeBody: z.boolean().default(false).describe('Include request_body and response_body'),
+    cursor: cursorInput.optional(),
+    fields: z
+      .array(z.enum(RECORD_FIELDS, `must be fields of a request record: ${RECORD_FIELDS.join(', ')}`))
+      .min(1, 'must name at least one field')
+      .max(RECORD_FIELDS.length, `must name at most ${RECORD_FIELDS.length} fields`)
+      .refine((f) => new Set(f).size === f.length, 'must not name a field twice')
+      .optional()
+      .describe('Only these fields of each request (bodies only if named here); default: all but the bodies'),
+  })
+  .refine((b) => b.cursor === undefined || b.offset === 0, {
+    message: 'must be 0 or left out with cursor (the cursor says where the page starts)',
+    path: ['offset'],
+  })
+  .refine((b) => b.fields === undefined || !b.includeBody, {
+    message: 'must be left out with fields: name request_body or response_body in fields',
+    path: ['includeBody'],
+  })
 
 const idParams = z.object({ id: uuidInput })
 
@@ -161,27 +186,52 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         tags: ['requests'],
         operationId: 'queryRequests',
         summary: "Query the organization's requests with a filter tree, sorted and paged",
+        description:
+          'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last row (docs/requests.md).',
         body: queryBody,
-        response: { 200: envelope(z.array(requestRecord)), ...queryErrorResponses, ...bodyErrorResponses },
+        response: {
+          200: pageEnvelope(
+            z.array(requestRecord.partial().describe('Every field but the bodies, or those `fields` names')),
+          ),
+          ...queryErrorResponses,
+          ...bodyErrorResponses,
+        },
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
-        const { filter, offset, limit, sort, includeBody } = request.body
+        const { filter, offset, limit, sort, includeBody, cursor, fields } = request.body
         const [field, direction] = (Object.entries(sort)[0] ?? ['created_at', 'desc']) as [
           SortField,
           'asc' | 'desc',
         ]
+        const key = sortKey(field, direction)
+        const sorted = `${field}:${direction}`
+        const after = cursor
+          ? decodeCursor(cursor, {
+              organizationId,
+              sort: sorted,
+              value: key.value,
+              id: z.guid(),
+              path: 'body.cursor',
+            })
+          : undefined
         const compiled = compileRequestFilter(filter, { path: 'body.filter' })
         return deps.gate.run(organizationId, async () => {
-          const rows = await deps.repo.query({
+          const page = await deps.repo.query({
             organizationId,
             filter: compiled,
             sort: { field, direction },
             offset,
             limit,
-            includeBody,
+            columns: columnsFor(fields, includeBody),
+            ...(after ? { after } : {}),
           })
-          return ok(rows.map(toRecord))
+          // A full page may be followed by more: reading one row more to know would make a page
+          // of exactly max_result_rows rows exceed that limit.
+          const last = page[page.length - 1]
+          const next =
+            page.length === limit && last ? encodeCursor(organizationId, sorted, keyOf(key, last)) : null
+          return { ...ok(page.map((row) => toRecord(row, fields))), next_cursor: next }
         })
       },
     })

@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { AppError, notFound } from '../../shared/errors.ts'
+import { AppError, badRequest, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
+import { type CursorKey, cursorInput, decodeCursor, encodeCursor } from '../http/cursor.ts'
 import {
   bodyErrorResponses,
   envelope,
   errorEnvelope,
   isoTimestamp,
   ok,
+  pageEnvelope,
   queryErrorResponses,
 } from '../http/envelope.ts'
 import { documentedAs } from '../http/openapi.ts'
@@ -93,6 +95,9 @@ export const sessionQueryBody = z.strictObject({
     .refine((sort) => Object.keys(sort).length === 1, 'must name exactly one field')
     .optional()
     .describe('One field: asc or desc; default {created_at: "desc"}; ties broken by session_id'),
+  cursor: cursorInput
+    .optional()
+    .describe('The next_cursor of the previous page (same sort); offset must then be 0 or left out'),
 })
 
 // The filter is validated as "all" or an object, then compiled; the document shows its grammar.
@@ -118,11 +123,47 @@ const session = z
   })
   .meta({ id: 'Session' })
 
-export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
-  const [field, dir] = (Object.entries(body.sort ?? { created_at: 'desc' })[0] ?? ['created_at', 'desc']) as [
+const sortOf = (body: QueryBody) =>
+  (Object.entries(body.sort ?? { created_at: 'desc' })[0] ?? ['created_at', 'desc']) as [
     SortField,
     'asc' | 'desc',
   ]
+
+const TIME_SORTS: readonly SortField[] = ['created_at', 'latest_request_created_at']
+
+/** What a cursor's value must be for a sort: Unix milliseconds for times, else the aggregate. */
+const cursorValue = (field: SortField) =>
+  TIME_SORTS.includes(field)
+    ? z.number().int().min(MIN_MS).max(MAX_MS)
+    : field === 'total_requests'
+      ? z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
+      : z.number()
+
+/** Where a page of sessions ended: its last session's sort value and id. */
+function keyOf(field: SortField, row: SessionRow): CursorKey {
+  const value = {
+    created_at: () => utcDate(row.session_created_at).getTime(),
+    latest_request_created_at: () => utcDate(row.session_latest_request_created_at).getTime(),
+    total_cost: () => row.session_total_cost,
+    total_requests: () => row.session_total_requests,
+    avg_latency: () => row.session_avg_latency,
+  }[field]()
+  return [value, row.session_id]
+}
+
+export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
+  const [field, dir] = sortOf(body)
+  let after: CursorKey | undefined
+  if (body.cursor !== undefined) {
+    if (body.offset !== 0) throw badRequest('body.offset: must be 0 or left out with cursor')
+    after = decodeCursor(body.cursor, {
+      organizationId,
+      sort: `${field}:${dir}`,
+      value: cursorValue(field),
+      id: z.string(),
+      path: 'body.cursor',
+    })
+  }
   return {
     organizationId,
     startMs: body.timeFilter.startTimeUnixMs,
@@ -133,6 +174,7 @@ export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
     sort: { field, direction: dir },
     offset: body.offset,
     limit: body.limit,
+    ...(after ? { after: after as [number, string] } : {}),
   }
 }
 
@@ -265,14 +307,26 @@ export function sessionRoutes(
         tags: ['sessions'],
         operationId: 'querySessions',
         summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
+        description:
+          'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last session (docs/sessions.md).',
         body: sessionQueryBody,
-        response: { 200: envelope(z.array(session)), ...queryErrorResponses, ...bodyErrorResponses },
+        response: { 200: pageEnvelope(z.array(session)), ...queryErrorResponses, ...bodyErrorResponses },
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)
+        const [field, dir] = sortOf(request.body)
         return gate.run(query.organizationId, async () => {
-          const rows = await repo.page(query)
-          return ok(rows.map((row) => toSession(row, request.body.timezoneDifference)))
+          // A full page may be followed by more (see the request query).
+          const page = await repo.page(query)
+          const last = page[page.length - 1]
+          const next =
+            page.length === query.limit && last
+              ? encodeCursor(query.organizationId, `${field}:${dir}`, keyOf(field, last))
+              : null
+          return {
+            ...ok(page.map((row) => toSession(row, request.body.timezoneDifference))),
+            next_cursor: next,
+          }
         })
       },
     })

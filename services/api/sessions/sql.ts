@@ -19,6 +19,8 @@ export interface SessionQuery {
   sort: { field: SortField; direction: 'asc' | 'desc' }
   offset: number
   limit: number
+  /** A keyset position: the sort value and session id of the last session already answered. */
+  after?: [value: string | number, sessionId: string]
 }
 
 /**
@@ -130,6 +132,27 @@ function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean })
   }
 }
 
+/** How a cursor's value is read back into the sort alias's type. */
+const KEY_PARAMS: Record<SortField, string> = {
+  created_at: "fromUnixTimestamp64Milli({after_value:Int64}, 'UTC')",
+  latest_request_created_at: "fromUnixTimestamp64Milli({after_value:Int64}, 'UTC')",
+  total_cost: '{after_value:Float64}',
+  total_requests: '{after_value:UInt64}',
+  avg_latency: '{after_value:Float64}',
+}
+
+/** Sessions after the cursor in the page's order (the sort alias, then session_id ascending). */
+function afterCursor(q: SessionQuery): { sql: string; params: Record<string, unknown> } {
+  if (!q.after) return { sql: 'true', params: {} }
+  const alias = SORT_ALIASES[q.sort.field]
+  const value = KEY_PARAMS[q.sort.field]
+  const op = q.sort.direction === 'asc' ? '>' : '<'
+  return {
+    sql: `(${alias} ${op} ${value} OR (${alias} = ${value} AND session_id > {after_id:String}))`,
+    params: { after_value: q.after[0], after_id: q.after[1] },
+  }
+}
+
 const orderOf = (q: SessionQuery) =>
   `${SORT_ALIASES[q.sort.field]} ${q.sort.direction === 'asc' ? 'ASC' : 'DESC'}, session_id ASC`
 
@@ -154,7 +177,8 @@ export function pageIdsStatement(q: SessionQuery): Statement {
   const c = conditions(q)
   const { where, having, params } = c
   const rollup = TIME_SORTS.includes(q.sort.field) ? rollupSource(q, c) : null
-  const paging = { ...params, limit: q.limit, offset: q.offset }
+  const after = afterCursor(q)
+  const paging = { ...params, ...after.params, limit: q.limit, offset: q.offset }
   const times = ['session_created_at', 'session_latest_request_created_at']
   if (rollup) {
     return {
@@ -162,6 +186,7 @@ export function pageIdsStatement(q: SessionQuery): Statement {
 SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at
 FROM (${rollup.sql})
 GROUP BY session_id
+HAVING ${after.sql}
 ORDER BY ${orderOf(q)}
 LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
       query_params: { ...paging, ...rollup.params },
@@ -173,7 +198,7 @@ SELECT session_id, ${aggregatesFor(having, [SORT_ALIASES[q.sort.field], ...times
 FROM request_response_rmt${needsFinal(q, having) ? ' FINAL' : ''}
 WHERE ${where}
 GROUP BY session_id
-HAVING ${having}
+HAVING (${having}) AND ${after.sql}
 ORDER BY ${orderOf(q)}
 LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
     query_params: paging,
@@ -189,7 +214,7 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
  * the caller runs pageIdsStatement.
  */
 export function newestPageIdsStatement(q: SessionQuery): Statement | null {
-  if (q.sort.field !== 'created_at' || q.sort.direction !== 'desc') return null
+  if (q.sort.field !== 'created_at' || q.sort.direction !== 'desc' || q.after) return null
   const c = conditions(q)
   const rollup = rollupSource(q, c)
   if (!rollup) return null

@@ -2,6 +2,7 @@ import { type Sql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
+import type { PagePosition } from '../http/cursor.ts'
 import { type DeliveryRow, type WebhookRow, webhookRow } from './schemas.ts'
 
 /** How long a replaced key keeps signing beside the new one. */
@@ -109,15 +110,26 @@ export function createWebhookRepo(sql: Sql) {
       return row ? [row.hmac_key, ...(row.previous ? [row.previous] : [])] : []
     },
 
-    listDeliveries(
+    /** One page, newest first, past `offset` rows or after `after` (see exports' list). */
+    async listDeliveries(
       webhookId: string,
-      page: { offset: number; limit: number; status?: DeliveryRow['status'] | undefined },
-    ): Promise<DeliveryRow[]> {
-      return sql<DeliveryRow[]>`
-        select ${deliveryColumns} from webhook_deliveries
+      page: {
+        offset: number
+        limit: number
+        status?: DeliveryRow['status'] | undefined
+        after?: PagePosition | undefined
+      },
+    ): Promise<{ record: DeliveryRow; position: PagePosition }[]> {
+      const rows = await sql<(DeliveryRow & { page_created_at: string })[]>`
+        select ${deliveryColumns}, created_at::text as page_created_at from webhook_deliveries
         where webhook_id = ${webhookId} ${page.status ? sql`and status = ${page.status}` : sql``}
+        ${page.after ? sql`and (created_at < ${page.after.createdAt}::timestamptz or (created_at = ${page.after.createdAt}::timestamptz and id > ${page.after.id}))` : sql``}
         order by created_at desc, id
         offset ${page.offset} limit ${page.limit}`
+      return rows.map(({ page_created_at, ...record }) => ({
+        record: record as DeliveryRow,
+        position: { createdAt: page_created_at, id: record.id },
+      }))
     },
 
     /**

@@ -10,7 +10,15 @@ import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { postgresPaging } from '../http/cursor.ts'
+import {
+  bodyErrorResponses,
+  envelope,
+  errorEnvelope,
+  errorResponses,
+  ok,
+  pageEnvelope,
+} from '../http/envelope.ts'
 import { createWebhookRepo } from './repo.ts'
 import {
   createBody,
@@ -149,13 +157,25 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         tags: ['webhooks'],
         operationId: 'listWebhookDeliveries',
         summary: "The webhook's deliveries, newest first, with their last attempt",
+        description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         params: idParams,
         querystring: pageQuery,
-        response: { 200: envelope(z.array(delivery)), ...lookupErrors },
+        response: { 200: pageEnvelope(z.array(delivery)), ...lookupErrors },
       },
       handler: async (request) => {
-        const row = await owned(principalOf(request).organizationId, request.params.id)
-        return ok(await repo.listDeliveries(row.id, request.query))
+        const { organizationId } = principalOf(request)
+        const { cursor, offset, limit, status } = request.query
+        if (cursor !== undefined && offset !== 0)
+          throw badRequest('querystring.offset: must be 0 or left out with cursor')
+        // A cursor is bound to the webhook's list as well as the organization.
+        const paging = postgresPaging(
+          organizationId,
+          `webhooks/${request.params.id}/deliveries`,
+          'querystring.cursor',
+        )
+        const after = paging.after(cursor)
+        const row = await owned(organizationId, request.params.id)
+        return paging.page(await repo.listDeliveries(row.id, { offset, limit, status, after }), limit)
       },
     })
 

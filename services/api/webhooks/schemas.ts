@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { propertyFilterSchema } from '../../shared/webhooks/payload.ts'
 import { webhookRowSchema } from '../../shared/webhooks/webhook-row.ts'
+import { cursorInput } from '../http/cursor.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { pageParams } from '../http/paging.ts'
 
@@ -90,6 +91,7 @@ export const idParams = z.object({ id: z.string() })
 export const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() })
 export const pageQuery = z.object({
   ...pageParams,
+  cursor: cursorInput.optional(),
   status: z.enum(deliveryStatus.options, 'must be one of pending, delivered, failed').optional(),
 })
 
