@@ -11,6 +11,7 @@ import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
 import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
+import { sampleEvent } from '../support/events.ts'
 import { clickhouseEnv } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
 import { tcpProxy } from '../support/tcp-proxy.ts'
@@ -63,20 +64,29 @@ describe('the intake while ClickHouse hangs', () => {
   const send = (org: string, id: string, createdAt: number) =>
     intake(org, [{ request_id: id, model: 'gpt-4o', created_at: createdAt, status: 200, cached: false }])
   const createdAtOf = (id: string) => published.findLast((e) => e.request_id === id)?.created_at.getTime()
+  /** A row stored by another process: only the look-up can tell this intake its time. */
+  const storedElsewhere = async (org: string, createdAt: number) => {
+    const event = sampleEvent({ organization_id: org, created_at: new Date(createdAt) })
+    await insertEvents(direct, [event])
+    return event.request_id
+  }
 
   it('answers within the look-up deadline, then skips the look-up for a while; once ClickHouse answers, re-sent ids keep their first time again', async () => {
     const org = randomUUID()
-    const id = randomUUID()
     const first = Date.parse('2026-11-01T10:00:00Z')
-    await send(org, id, first)
-    // Answering: a re-send with another time keeps the first one.
+    // Answering: a re-send with another time keeps the stored one.
+    const elsewhere = await storedElsewhere(org, first)
     await waitFor(
       async () => {
-        await send(org, id, first + 60_000)
-        return createdAtOf(id) === first
+        await send(org, elsewhere, first + 60_000)
+        return createdAtOf(elsewhere) === first
       },
-      { what: 'the stored row seen by the look-up', timeoutMs: 10_000 },
+      // A look-up slower than its deadline on a loaded machine pauses look-ups for 5 s.
+      { what: 'the stored row seen by the look-up', timeoutMs: 20_000, intervalMs: 500 },
     )
+    // An id this intake published itself, to re-send while ClickHouse hangs.
+    const own = randomUUID()
+    await send(org, own, first)
 
     proxy.pause()
     const failedBefore = await metric('tally_intake_lookup_failures_total', '{outcome="failed"}')
@@ -91,12 +101,20 @@ describe('the intake while ClickHouse hangs', () => {
     // No look-up at all now: each of the five skipped it (and none waited on it and failed).
     expect(await metric('tally_intake_lookup_failures_total', '{outcome="skipped"}')).toBe(skippedBefore + 5)
     expect(await metric('tally_intake_lookup_failures_total', '{outcome="failed"}')).toBe(failedBefore + 1)
+    // Meanwhile an id this process published is re-sent with another time: remembered, it keeps
+    // its first time without a look-up (neither waited on nor skipped).
+    await send(org, own, first + 60_000)
+    expect(createdAtOf(own)).toBe(first)
+    expect(await metric('tally_intake_lookup_failures_total', '{outcome="skipped"}')).toBe(skippedBefore + 5)
 
     proxy.resume()
+    // Each try with a row of its own: a re-send accepted while look-ups are paused is remembered
+    // with the time it was published with.
     await waitFor(
       async () => {
-        await send(org, id, first + 120_000)
-        return createdAtOf(id) === first
+        const later = await storedElsewhere(org, first)
+        await send(org, later, first + 120_000)
+        return createdAtOf(later) === first
       },
       { what: 'look-ups again once ClickHouse answers', timeoutMs: 20_000, intervalMs: 500 },
     )

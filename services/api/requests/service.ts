@@ -7,6 +7,7 @@ import { type EventPublisher, UnrecordableEventsError } from '../../shared/event
 import type { Logger } from '../../shared/logger.ts'
 import { type IntakeEvent, toRequestEvent } from './intake.ts'
 import type { PriceTable } from './prices.ts'
+import { createRecentIds } from './recent-ids.ts'
 import type { RequestRepo } from './repo.ts'
 
 const accepted = new Counter({
@@ -38,6 +39,9 @@ const unavailable = () =>
 /** After a look-up failed, the next ones are skipped for this long: a stalled ClickHouse costs one wait. */
 const LOOKUP_PAUSE_MS = 5_000
 
+/** Caller-supplied ids whose created_at each API process remembers (about 8 MB). */
+const RECENT_IDS = 50_000
+
 /**
  * Turns logged requests into events and publishes them; resolves once they are durable (Kafka
  * acks=all, or written by the in-process handlers). Returns the request ids in input order.
@@ -55,6 +59,7 @@ export function createIntake(deps: {
   countEvents(organizationId: string, events: number): Promise<void>
 }) {
   let lookupsPausedUntil = 0
+  const recent = createRecentIds(RECENT_IDS)
   return async function record(
     organizationId: string,
     inputs: IntakeEvent[],
@@ -63,10 +68,8 @@ export function createIntake(deps: {
     await deps.countEvents(organizationId, inputs.length)
     const now = new Date()
     const events = inputs.map((input) => toRequestEvent(input, organizationId, deps.prices, now))
-    await keepFirstCreatedAt(
-      organizationId,
-      events.filter((_, i) => inputs[i]?.request_id !== undefined),
-    )
+    const supplied = events.filter((_, i) => inputs[i]?.request_id !== undefined)
+    await keepFirstCreatedAt(organizationId, supplied)
     // The same id twice in one batch: the last one replaces the earlier ones, as a re-send would.
     const latest = new Map<string, RequestEvent>()
     for (const e of events) latest.set(e.request_id, e)
@@ -103,6 +106,7 @@ export function createIntake(deps: {
       throw unavailable()
     }
     accepted.inc(latest.size)
+    recent.remember(organizationId, supplied)
     return events.map((e) => e.request_id)
   }
 
@@ -113,21 +117,24 @@ export function createIntake(deps: {
    */
   async function keepFirstCreatedAt(organizationId: string, supplied: RequestEvent[]): Promise<void> {
     if (supplied.length === 0) return
-    let stored = new Map<string, Date>()
-    if (Date.now() < lookupsPausedUntil) {
+    // What this process published lately first; ClickHouse for the others.
+    const stored = new Map<string, Date>()
+    for (const e of supplied) {
+      const first = recent.get(organizationId, e.request_id)
+      if (first) stored.set(e.request_id, first)
+    }
+    const unknown = [...new Set(supplied.map((e) => e.request_id).filter((id) => !stored.has(id)))]
+    if (unknown.length > 0 && Date.now() < lookupsPausedUntil) {
       lookupFailures.inc({ outcome: 'skipped' })
-    } else {
+    } else if (unknown.length > 0) {
       try {
-        stored = await deps.repo.createdAtOf(
-          organizationId,
-          supplied.map((e) => e.request_id),
-          deps.lookupTimeoutMs,
-        )
+        const found = await deps.repo.createdAtOf(organizationId, unknown, deps.lookupTimeoutMs)
+        for (const [id, first] of found) stored.set(id, first)
       } catch (err) {
         // ClickHouse unreachable, too slow, or the look-up exceeded a query limit: accepting
         // matters more (callers like Helicone's logger never retry), and the next intakes do
         // not wait for it either for a while. The cost is a possible second row, only for a
-        // re-send with a new created_at.
+        // re-send with a new created_at that another process (or this one, long ago) published.
         lookupsPausedUntil = Date.now() + LOOKUP_PAUSE_MS
         lookupFailures.inc({ outcome: 'failed' })
         deps.log.warn({ err, events: supplied.length }, 'intake_created_at_lookup_failed')
