@@ -58,6 +58,25 @@ describe('the OpenAPI document', () => {
     expect(output).not.toMatch(/warning|error/i)
   }, 60_000)
 
+  it('passes the lint without TALLY_ADMIN_API_KEY too, as `npm start` serves it by default', async () => {
+    const plain = await startTestTally()
+    try {
+      const served: OpenApiDocument = await (await fetch(`${plain.url}/openapi.json`)).json()
+      expect(Object.keys(served.paths).filter((path) => path.startsWith('/admin/'))).toEqual([])
+      expect(Object.keys(served.components.securitySchemes)).toEqual(['bearer'])
+      const run = await promisify(execFile)(process.execPath, ['scripts/lint-openapi.ts', plain.url], {
+        cwd: root,
+      }).catch((err: { stdout: string; stderr: string }) => {
+        throw new Error(`lint:openapi failed:\n${err.stdout}\n${err.stderr}`)
+      })
+      const output = `${run.stdout}\n${run.stderr}`
+      expect(output).toContain('Your API description is valid')
+      expect(output).not.toMatch(/warning|error/i)
+    } finally {
+      await plain.close()
+    }
+  }, 60_000)
+
   it('gives every operation a unique, conventional operationId', () => {
     const all = [...operations(), ...operations(doc.webhooks)]
     expect(all.length).toBeGreaterThanOrEqual(50)

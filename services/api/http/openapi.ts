@@ -156,6 +156,21 @@ function describeResponses(document: OpenAPIV3_1.Document): void {
       }
 }
 
+/**
+ * Only the security schemes some operation names: without TALLY_ADMIN_API_KEY there are no
+ * /admin/v1 routes, so the `admin` scheme is left out rather than declared unused.
+ */
+function keepUsedSecuritySchemes(document: OpenAPIV3_1.Document): void {
+  const schemes = document.components?.securitySchemes
+  if (!schemes) return
+  const used = new Set((document.security ?? []).flatMap((requirement) => Object.keys(requirement)))
+  for (const item of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(item ?? {}))
+      for (const requirement of (operation as OpenAPIV3_1.OperationObject).security ?? [])
+        for (const name of Object.keys(requirement)) used.add(name)
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name]
+}
+
 const withComponents = createJsonSchemaTransformObject({})
 
 const TAGS: OpenAPIV3_1.TagObject[] = [
@@ -218,6 +233,7 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: () => stri
     transformObject: (input) => {
       const document = nameSchemas(withComponents(input) as OpenAPIV3_1.Document)
       describeResponses(document)
+      keepUsedSecuritySchemes(document)
       return document
     },
   })
