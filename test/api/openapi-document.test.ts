@@ -78,7 +78,13 @@ describe('the OpenAPI document', () => {
   }, 60_000)
 
   it('gives every operation a unique, conventional operationId', () => {
-    const all = [...operations(), ...operations(doc.webhooks)]
+    const callbacks = operations().flatMap(({ op }) =>
+      Object.values(op.callbacks ?? {}).flatMap((callback) =>
+        operations(callback as Record<string, Record<string, unknown>>),
+      ),
+    )
+    expect(callbacks.map(({ op }) => op.operationId)).toEqual(['requestCompleted'])
+    const all = [...operations(), ...callbacks]
     expect(all.length).toBeGreaterThanOrEqual(50)
     const ids = all.map(({ op }) => op.operationId)
     for (const { method, path, op } of all)
@@ -131,8 +137,51 @@ describe('the OpenAPI document', () => {
     expect(names.filter((name) => name.endsWith('Input'))).toEqual([])
   })
 
+  it('is shaped for code generators: one nullable style, no empty defaults, integer page sizes', () => {
+    const problems: string[] = []
+    const visit = (value: unknown, path: string, member: boolean): void => {
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) visit(v, `${path}/${i}`, false)
+      else if (value && typeof value === 'object') {
+        const schema = value as Record<string, unknown>
+        if (!member && schema.type === 'null' && Object.keys(schema).length === 1)
+          problems.push(`${path}: lone null`)
+        const { default: fallback } = schema
+        if (
+          fallback &&
+          typeof fallback === 'object' &&
+          !Array.isArray(fallback) &&
+          Object.keys(fallback).length === 0
+        )
+          problems.push(`${path}: default {}`)
+        for (const union of ['anyOf', 'oneOf']) {
+          const members = schema[union]
+          if (!Array.isArray(members)) continue
+          const others = members.filter((m) => m.type !== 'null')
+          if (others.length === 1 && others.length < members.length && typeof others[0].type === 'string')
+            problems.push(`${path}: ${union} of a ${others[0].type} and null, not type [T, "null"]`)
+          for (const [i, m] of members.entries()) visit(m, `${path}/${union}/${i}`, true)
+        }
+        for (const [key, v] of Object.entries(schema))
+          if (key !== 'anyOf' && key !== 'oneOf') visit(v, `${path}/${key}`, false)
+      }
+    }
+    visit(doc, '', false)
+    expect(problems).toEqual([])
+    const prompts = doc.paths['/v1/prompt-2025/query'].post.requestBody.content['application/json'].schema
+    expect(prompts.properties.pageSize).toMatchObject({ type: 'integer', enum: [10, 25, 50, 100] })
+    const tags = operations().flatMap(({ op }) => op.tags)
+    expect(tags).toContain('webhooks')
+    expect(tags).not.toContain('webhook-deliveries')
+  })
+
   it('declares the three forms of the log body, and each is taken', async () => {
     const schema = doc.paths['/v1/request/log'].post.requestBody.content['application/json'].schema
+    // Each form a named schema of its own, which generators keep apart.
+    expect(schema).toEqual({
+      anyOf: ['LogEvent', 'LogEventList', 'LogEventBatch'].map((name) => ({
+        $ref: `#/components/schemas/${name}`,
+      })),
+    })
     const check = validatorFor(doc)
     const event = { model: 'gpt-4o-mini', request: { messages: [] }, response: { choices: [] } }
     const forms = [event, [event, event], { events: [event] }]
@@ -226,7 +275,12 @@ describe('the OpenAPI document', () => {
   })
 
   it('describes the webhook deliveries: payload and signature headers as sent', () => {
-    const delivery = doc.webhooks.requestCompleted.post
+    // A callback of createWebhook, to the webhook's destination (generators read top-level
+    // `webhooks` as one more API of the management tag).
+    expect(doc.webhooks).toBeUndefined()
+    const delivery =
+      doc.paths['/v1/webhooks'].post.callbacks.requestCompleted['{$request.body#/destination}'].post
+    expect(delivery.tags).toEqual(['webhook-deliveries'])
     const signed = signatureHeaders({
       id: randomUUID(),
       timestamp: 1_790_000_000,
