@@ -178,7 +178,7 @@ describe('the OpenAPI document', () => {
     const schema = doc.paths['/v1/request/log'].post.requestBody.content['application/json'].schema
     // Each form a named schema of its own, which generators keep apart.
     expect(schema).toEqual({
-      anyOf: ['LogEvent', 'LogEventList', 'LogEventBatch'].map((name) => ({
+      oneOf: ['LogEvent', 'LogEventList', 'LogEventBatch'].map((name) => ({
         $ref: `#/components/schemas/${name}`,
       })),
     })

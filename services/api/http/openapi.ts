@@ -250,7 +250,8 @@ const LOG_BODY = ['LogEvent', 'LogEventList', 'LogEventBatch'] as const
 /**
  * The document as generators read it (forGenerators on every schema), with
  * - the three bodies of POST /v1/request/log as named schemas: one `LogEvent`, a `LogEventList`
- *   or a `LogEventBatch` ({events}), so that no generator merges them into one;
+ *   or a `LogEventBatch` ({events}), as a oneOf (a value is exactly one of them: LogEvent takes no
+ *   `events` key), which typescript-fetch types as a union where it merges an anyOf into one type;
  * - the POST Tally sends to webhook destinations as a callback of createWebhook, tagged
  *   `webhook-deliveries`: a top-level `webhooks` entry makes typescript-fetch overwrite the
  *   webhook management API with it.
@@ -268,7 +269,7 @@ function shapeForGenerators(document: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
     schemas.LogEventList = { ...list, description: 'Several events, each a LogEvent' }
     schemas.LogEventBatch = { ...batch, description: 'Several events under `events`' }
     if (one?.$ref === `${COMPONENT}LogEvent`)
-      content.schema = { anyOf: LOG_BODY.map((name) => ({ $ref: `${COMPONENT}${name}` })) }
+      content.schema = { oneOf: LOG_BODY.map((name) => ({ $ref: `${COMPONENT}${name}` })) }
   }
   const { webhooks, ...rest } = shaped as typeof shaped & {
     webhooks?: Record<string, OpenAPIV3_1.PathItemObject>
