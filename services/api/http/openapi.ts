@@ -189,7 +189,10 @@ const isObject = (value: Json): value is JsonObject =>
  *   which `type` cannot say, the `{type: "null"}` alternative stays in the anyOf); a lone
  *   `{type: "null"}` (the envelope's `error` on success, `data` on failure) becomes
  *   `type: ["string" | "object", "null"]`, as the envelope is described everywhere.
- * - A number whose allowed values are all whole (pageSize) is an integer.
+ * - A number whose allowed values are all whole (pageSize) is an integer; an integer that may
+ *   exceed 32 bits (Unix milliseconds, byte counts) says `format: int64`.
+ * - A string `const` without a type (FilterNode's "all") is a string with one allowed value: a
+ *   java client otherwise writes every filter as that untyped alternative.
  * - `default: {}` is left out (generators write it as code that does not compile); the service
  *   still applies it.
  * - A boolean allowed one value says so in its description instead of a one-value enum, and a
@@ -231,9 +234,21 @@ function forGenerators(schema: Json, key?: string, member = false): Json {
         }
     }
   }
+  if ('const' in x && x.type === undefined && typeof x.const === 'string') {
+    const { const: value, ...rest } = x
+    x = { type: 'string', enum: [value], ...rest }
+  }
   if (isObject(x.default) && Object.keys(x.default).length === 0) delete x.default
   if (x.type === 'number' && Array.isArray(x.enum) && x.enum.every((v) => Number.isInteger(v)))
     x.type = 'integer'
+  const INT32 = 2 ** 31
+  if (
+    (x.type === 'integer' || (Array.isArray(x.type) && x.type.includes('integer'))) &&
+    x.format === undefined &&
+    ((typeof x.maximum === 'number' && x.maximum >= INT32) ||
+      (typeof x.minimum === 'number' && x.minimum < -INT32))
+  )
+    x.format = 'int64'
   if (x.type === 'boolean' && Array.isArray(x.enum) && x.enum.length === 1) {
     const {
       enum: [value],
