@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { generateTypes } from 'tally-openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildPayload, testEvent } from '../../services/shared/webhooks/payload.ts'
 import { generateHmacKey, signatureHeaders } from '../../services/shared/webhooks/signature.ts'
@@ -135,6 +137,12 @@ describe('the OpenAPI document', () => {
     expect(sessionBody.properties.filter).toEqual({ $ref: '#/components/schemas/FilterNode' })
     // Every named schema is used, and the names a client sees have no Input/Output variants.
     expect(names.filter((name) => name.endsWith('Input'))).toEqual([])
+  })
+
+  it('is what the published types clients/typescript/tally-api.ts were made from', async () => {
+    // Out of date: run `npm run clients:types` and commit clients/typescript/tally-api.ts.
+    const published = readFileSync(join(root, 'clients/typescript/tally-api.ts'), 'utf8')
+    expect(await generateTypes(doc)).toBe(published)
   })
 
   it('is shaped for code generators: one nullable style, no empty defaults, integer page sizes', () => {
