@@ -1,8 +1,9 @@
 /**
  * `npm run lint:openapi [-- <tally url>]`: writes Tally's OpenAPI document and lints it with
  * Redocly under redocly.yaml. Given a URL, the document is fetched from that running Tally;
- * otherwise an api role is started on embedded engines in a temporary directory, with an admin
- * key so that the /admin/v1 routes are in the document too. Exits with Redocly's status.
+ * otherwise an api role is started on embedded engines in a temporary directory twice: with an
+ * admin key (the /admin/v1 routes are in the document) and without one (as `npm start` serves it
+ * by default), and both documents are linted. Exits non-zero when either lint does.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -30,13 +31,13 @@ async function fetchDocument(url: string): Promise<string> {
 }
 
 /** The document of an api role started on embedded engines in `dir`. */
-async function documentOfEmbeddedTally(dir: string): Promise<string> {
+async function documentOfEmbeddedTally(dir: string, withAdmin: boolean): Promise<string> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     TALLY_DATA_DIR: dir,
     TALLY_LOG_LEVEL: 'warn',
-    TALLY_ADMIN_API_KEY: randomBytes(32).toString('hex'),
+    ...(withAdmin ? { TALLY_ADMIN_API_KEY: randomBytes(32).toString('hex') } : {}),
   })
   const log = createLogger(config, 'lint-openapi')
   const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
@@ -66,10 +67,19 @@ const dir = mkdtempSync(join(tmpdir(), 'tally-openapi-'))
 chmodSync(dir, 0o711)
 try {
   const given = process.argv[2]
-  const document = given ? await fetchDocument(given) : await documentOfEmbeddedTally(join(dir, 'data'))
-  const file = join(dir, 'openapi.json')
-  writeFileSync(file, document)
-  process.exitCode = await redoclyLint(file)
+  const documents: [string, string][] = given
+    ? [['openapi.json', await fetchDocument(given)]]
+    : [
+        ['openapi-with-admin-key.json', await documentOfEmbeddedTally(join(dir, 'data'), true)],
+        ['openapi-without-admin-key.json', await documentOfEmbeddedTally(join(dir, 'data'), false)],
+      ]
+  let failed = 0
+  for (const [name, document] of documents) {
+    const file = join(dir, name)
+    writeFileSync(file, document)
+    failed ||= await redoclyLint(file)
+  }
+  process.exitCode = failed
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -101,7 +101,7 @@ const retrySchedule = (fallback: string) =>
     })
 
 /** Every setting of every Tally process. Parsed once at start and passed down. */
-const configSchema = z.object({
+export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   HOST: z.string().default('127.0.0.1'),
   TALLY_DATA_DIR: z.string().default('./.tally'),
@@ -208,7 +208,7 @@ const configSchema = z.object({
   TALLY_INTAKE_LOOKUP_TIMEOUT: duration('300ms', '1ms'),
   /**
    * Limits of every ClickHouse query run for a caller (request and session queries, the intake's
-   * look-up); see services/shared/clickhouse/query-limits.ts and the README for the defaults' reasons.
+   * look-up); see services/shared/clickhouse/query-limits.ts and docs/requests.md for the defaults' reasons.
    */
   TALLY_QUERY_MAX_EXECUTION_TIME: duration('10s', '100ms'),
   TALLY_QUERY_MAX_ROWS_TO_READ: count(100_000_000),

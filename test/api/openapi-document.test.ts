@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { generateTypes } from 'tally-openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildPayload, testEvent } from '../../services/shared/webhooks/payload.ts'
 import { generateHmacKey, signatureHeaders } from '../../services/shared/webhooks/signature.ts'
@@ -58,8 +60,33 @@ describe('the OpenAPI document', () => {
     expect(output).not.toMatch(/warning|error/i)
   }, 60_000)
 
+  it('passes the lint without TALLY_ADMIN_API_KEY too, as `npm start` serves it by default', async () => {
+    const plain = await startTestTally()
+    try {
+      const served: OpenApiDocument = await (await fetch(`${plain.url}/openapi.json`)).json()
+      expect(Object.keys(served.paths).filter((path) => path.startsWith('/admin/'))).toEqual([])
+      expect(Object.keys(served.components.securitySchemes)).toEqual(['bearer'])
+      const run = await promisify(execFile)(process.execPath, ['scripts/lint-openapi.ts', plain.url], {
+        cwd: root,
+      }).catch((err: { stdout: string; stderr: string }) => {
+        throw new Error(`lint:openapi failed:\n${err.stdout}\n${err.stderr}`)
+      })
+      const output = `${run.stdout}\n${run.stderr}`
+      expect(output).toContain('Your API description is valid')
+      expect(output).not.toMatch(/warning|error/i)
+    } finally {
+      await plain.close()
+    }
+  }, 60_000)
+
   it('gives every operation a unique, conventional operationId', () => {
-    const all = [...operations(), ...operations(doc.webhooks)]
+    const callbacks = operations().flatMap(({ op }) =>
+      Object.values(op.callbacks ?? {}).flatMap((callback) =>
+        operations(callback as Record<string, Record<string, unknown>>),
+      ),
+    )
+    expect(callbacks.map(({ op }) => op.operationId)).toEqual(['requestCompleted'])
+    const all = [...operations(), ...callbacks]
     expect(all.length).toBeGreaterThanOrEqual(50)
     const ids = all.map(({ op }) => op.operationId)
     for (const { method, path, op } of all)
@@ -112,8 +139,57 @@ describe('the OpenAPI document', () => {
     expect(names.filter((name) => name.endsWith('Input'))).toEqual([])
   })
 
+  it('is what the published types clients/typescript/tally-api.ts were made from', async () => {
+    // Out of date: run `npm run clients:types` and commit clients/typescript/tally-api.ts.
+    const published = readFileSync(join(root, 'clients/typescript/tally-api.ts'), 'utf8')
+    expect(await generateTypes(doc)).toBe(published)
+  })
+
+  it('is shaped for code generators: one nullable style, no empty defaults, integer page sizes', () => {
+    const problems: string[] = []
+    const visit = (value: unknown, path: string, member: boolean): void => {
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) visit(v, `${path}/${i}`, false)
+      else if (value && typeof value === 'object') {
+        const schema = value as Record<string, unknown>
+        if (!member && schema.type === 'null' && Object.keys(schema).length === 1)
+          problems.push(`${path}: lone null`)
+        const { default: fallback } = schema
+        if (
+          fallback &&
+          typeof fallback === 'object' &&
+          !Array.isArray(fallback) &&
+          Object.keys(fallback).length === 0
+        )
+          problems.push(`${path}: default {}`)
+        for (const union of ['anyOf', 'oneOf']) {
+          const members = schema[union]
+          if (!Array.isArray(members)) continue
+          const others = members.filter((m) => m.type !== 'null')
+          if (others.length === 1 && others.length < members.length && typeof others[0].type === 'string')
+            problems.push(`${path}: ${union} of a ${others[0].type} and null, not type [T, "null"]`)
+          for (const [i, m] of members.entries()) visit(m, `${path}/${union}/${i}`, true)
+        }
+        for (const [key, v] of Object.entries(schema))
+          if (key !== 'anyOf' && key !== 'oneOf') visit(v, `${path}/${key}`, false)
+      }
+    }
+    visit(doc, '', false)
+    expect(problems).toEqual([])
+    const prompts = doc.paths['/v1/prompt-2025/query'].post.requestBody.content['application/json'].schema
+    expect(prompts.properties.pageSize).toMatchObject({ type: 'integer', enum: [10, 25, 50, 100] })
+    const tags = operations().flatMap(({ op }) => op.tags)
+    expect(tags).toContain('webhooks')
+    expect(tags).not.toContain('webhook-deliveries')
+  })
+
   it('declares the three forms of the log body, and each is taken', async () => {
     const schema = doc.paths['/v1/request/log'].post.requestBody.content['application/json'].schema
+    // Each form a named schema of its own, which generators keep apart.
+    expect(schema).toEqual({
+      oneOf: ['LogEvent', 'LogEventList', 'LogEventBatch'].map((name) => ({
+        $ref: `#/components/schemas/${name}`,
+      })),
+    })
     const check = validatorFor(doc)
     const event = { model: 'gpt-4o-mini', request: { messages: [] }, response: { choices: [] } }
     const forms = [event, [event, event], { events: [event] }]
@@ -207,7 +283,12 @@ describe('the OpenAPI document', () => {
   })
 
   it('describes the webhook deliveries: payload and signature headers as sent', () => {
-    const delivery = doc.webhooks.requestCompleted.post
+    // A callback of createWebhook, to the webhook's destination (generators read top-level
+    // `webhooks` as one more API of the management tag).
+    expect(doc.webhooks).toBeUndefined()
+    const delivery =
+      doc.paths['/v1/webhooks'].post.callbacks.requestCompleted['{$request.body#/destination}'].post
+    expect(delivery.tags).toEqual(['webhook-deliveries'])
     const signed = signatureHeaders({
       id: randomUUID(),
       timestamp: 1_790_000_000,

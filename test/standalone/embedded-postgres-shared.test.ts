@@ -111,7 +111,7 @@ describe('embedded Postgres shared by several processes', () => {
     expect(all.map((o) => o.role).sort()).toEqual(['attached', 'attached', 'started'])
     expect(new Set(all.map((o) => o.postgresPid)).size).toBe(1)
     expect(new Set(await Promise.all(all.map((o) => servedBy(o.p)))).size).toBe(1)
-    // The owner last, as the README says.
+    // The owner last, as docs/running.md says.
     for (const o of all.filter((o) => o.role === 'attached')) await close(o.p)
     for (const o of all.filter((o) => o.role === 'started')) await close(o.p)
     expect(isAlive(all[0]?.postgresPid as number)).toBe(false)
@@ -193,7 +193,7 @@ describe.skipIf(!engines().kafkaBrokers)(
     const urlOf = (api: TallyProcess) =>
       /"url":"(http:[^"]+)","msg":"process_ready"/.exec(api.output())?.[1] as string
 
-    it('as the README runs them: the API first owns both engines, ingest and the dispatcher attach, the owner stops last', async () => {
+    it('as docs/running.md runs them: the API first owns both engines, ingest and the dispatcher attach, the owner stops last', async () => {
       // Not made yet: the engines the API opens at once create it, and Postgres (run as the
       // `postgres` user under root) must still be able to enter it.
       const dir = join(dataDir(), 'tally')

@@ -156,6 +156,150 @@ function describeResponses(document: OpenAPIV3_1.Document): void {
       }
 }
 
+/**
+ * Only the security schemes some operation names: without TALLY_ADMIN_API_KEY there are no
+ * /admin/v1 routes, so the `admin` scheme is left out rather than declared unused.
+ */
+function keepUsedSecuritySchemes(document: OpenAPIV3_1.Document): void {
+  const schemes = document.components?.securitySchemes
+  if (!schemes) return
+  const used = new Set((document.security ?? []).flatMap((requirement) => Object.keys(requirement)))
+  for (const item of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(item ?? {}))
+      for (const requirement of (operation as OpenAPIV3_1.OperationObject).security ?? [])
+        for (const name of Object.keys(requirement)) used.add(name)
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name]
+}
+
+type Json = unknown
+type JsonObject = Record<string, Json>
+const NULL_TYPE = (schema: Json) =>
+  !!schema &&
+  typeof schema === 'object' &&
+  Object.keys(schema).length === 1 &&
+  (schema as JsonObject).type === 'null'
+const isObject = (value: Json): value is JsonObject =>
+  !!value && typeof value === 'object' && !Array.isArray(value)
+
+/**
+ * One schema as code generators (openapi-generator's typescript-fetch, java, python) read it,
+ * meaning the same values: `key` is the property name it sits under, `member` whether it is one
+ * alternative of an anyOf/oneOf.
+ * - "T or null" is written one way: `type: [T, "null"]` (for a `$ref` or several alternatives,
+ *   which `type` cannot say, the `{type: "null"}` alternative stays in the anyOf); a lone
+ *   `{type: "null"}` (the envelope's `error` on success, `data` on failure) becomes
+ *   `type: ["string" | "object", "null"]`, as the envelope is described everywhere.
+ * - A number whose allowed values are all whole (pageSize) is an integer; an integer that may
+ *   exceed 32 bits (Unix milliseconds, byte counts) says `format: int64`.
+ * - A string `const` without a type (FilterNode's "all") is a string with one allowed value: a
+ *   java client otherwise writes every filter as that untyped alternative.
+ * - `default: {}` is left out (generators write it as code that does not compile); the service
+ *   still applies it.
+ * - A boolean allowed one value says so in its description instead of a one-value enum, and a
+ *   date-time string that is one alternative of several keeps its pattern, not its format: Java
+ *   generators turn either into code that does not compile.
+ */
+function forGenerators(schema: Json, key?: string, member = false): Json {
+  if (Array.isArray(schema)) return schema.map((x) => forGenerators(x))
+  if (!isObject(schema)) return schema
+  let x: JsonObject = Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      (k === 'anyOf' || k === 'oneOf') && Array.isArray(v)
+        ? v.map((m) => forGenerators(m, undefined, true))
+        : k === 'properties' && isObject(v)
+          ? Object.fromEntries(Object.entries(v).map(([name, p]) => [name, forGenerators(p, name)]))
+          : forGenerators(v),
+    ]),
+  )
+  for (const union of ['anyOf', 'oneOf'] as const) {
+    const members = x[union]
+    if (!Array.isArray(members)) continue
+    const others = members.filter((m) => !NULL_TYPE(m))
+    const [only] = others
+    if (
+      others.length === 1 &&
+      others.length < members.length &&
+      isObject(only) &&
+      typeof only.type === 'string'
+    ) {
+      const { [union]: _, ...rest } = x
+      x = { ...rest, ...only, type: [only.type, 'null'] }
+      if (Array.isArray(only.enum)) x.enum = [...only.enum, null]
+    } else if (members.length > 1) {
+      for (const m of members)
+        if (isObject(m) && m.type === 'string' && m.format === 'date-time') {
+          delete m.format
+          m.description ??= 'An ISO 8601 date-time'
+        }
+    }
+  }
+  if ('const' in x && x.type === undefined && typeof x.const === 'string') {
+    const { const: value, ...rest } = x
+    x = { type: 'string', enum: [value], ...rest }
+  }
+  if (isObject(x.default) && Object.keys(x.default).length === 0) delete x.default
+  if (x.type === 'number' && Array.isArray(x.enum) && x.enum.every((v) => Number.isInteger(v)))
+    x.type = 'integer'
+  const INT32 = 2 ** 31
+  if (
+    (x.type === 'integer' || (Array.isArray(x.type) && x.type.includes('integer'))) &&
+    x.format === undefined &&
+    ((typeof x.maximum === 'number' && x.maximum >= INT32) ||
+      (typeof x.minimum === 'number' && x.minimum < -INT32))
+  )
+    x.format = 'int64'
+  if (x.type === 'boolean' && Array.isArray(x.enum) && x.enum.length === 1) {
+    const {
+      enum: [value],
+      ...rest
+    } = x as JsonObject & { enum: unknown[] }
+    x = { ...rest, description: [rest.description, `Always ${String(value)}.`].filter(Boolean).join(' ') }
+  }
+  if (NULL_TYPE(x) && !member) x = { type: [key === 'data' ? 'object' : 'string', 'null'] }
+  return x
+}
+
+const LOG_BODY = ['LogEvent', 'LogEventList', 'LogEventBatch'] as const
+
+/**
+ * The document as generators read it (forGenerators on every schema), with
+ * - the three bodies of POST /v1/request/log as named schemas: one `LogEvent`, a `LogEventList`
+ *   or a `LogEventBatch` ({events}), as a oneOf (a value is exactly one of them: LogEvent takes no
+ *   `events` key), which typescript-fetch types as a union where it merges an anyOf into one type;
+ * - the POST Tally sends to webhook destinations as a callback of createWebhook, tagged
+ *   `webhook-deliveries`: a top-level `webhooks` entry makes typescript-fetch overwrite the
+ *   webhook management API with it.
+ */
+function shapeForGenerators(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const shaped = forGenerators(document) as OpenAPIV3_1.Document & { paths: Record<string, JsonObject> }
+  const schemas = (shaped.components?.schemas ?? {}) as Record<string, JsonObject>
+  const log = (shaped.paths['/v1/request/log']?.post as JsonObject | undefined)?.requestBody as
+    | JsonObject
+    | undefined
+  const content = (log?.content as Record<string, { schema: JsonObject }> | undefined)?.['application/json']
+  const alternatives = content?.schema.anyOf
+  if (content && Array.isArray(alternatives) && alternatives.length === 3) {
+    const [one, list, batch] = alternatives as JsonObject[]
+    schemas.LogEventList = { ...list, description: 'Several events, each a LogEvent' }
+    schemas.LogEventBatch = { ...batch, description: 'Several events under `events`' }
+    if (one?.$ref === `${COMPONENT}LogEvent`)
+      content.schema = { oneOf: LOG_BODY.map((name) => ({ $ref: `${COMPONENT}${name}` })) }
+  }
+  const { webhooks, ...rest } = shaped as typeof shaped & {
+    webhooks?: Record<string, OpenAPIV3_1.PathItemObject>
+  }
+  const create = rest.paths['/v1/webhooks']?.post as OpenAPIV3_1.OperationObject | undefined
+  if (webhooks && create)
+    create.callbacks = Object.fromEntries(
+      Object.entries(webhooks).map(([name, item]) => [name, { '{$request.body#/destination}': item }]),
+    )
+  return {
+    ...rest,
+    components: { ...rest.components, schemas: schemas as Record<string, OpenAPIV3_1.SchemaObject> },
+  }
+}
+
 const withComponents = createJsonSchemaTransformObject({})
 
 const TAGS: OpenAPIV3_1.TagObject[] = [
@@ -170,7 +314,15 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
     name: 'sql',
     description: "Read-only SQL over your organization's requests and sessions (docs/data-teams.md)",
   },
-  { name: 'webhooks', description: 'Signed deliveries of every processed request (see `webhooks`)' },
+  {
+    name: 'webhooks',
+    description: 'Webhooks: signed deliveries of every processed request to your endpoint',
+  },
+  {
+    name: 'webhook-deliveries',
+    description:
+      "What Tally POSTs to a webhook's destination (the callback `requestCompleted` of createWebhook)",
+  },
   {
     name: 'exports',
     description:
@@ -222,7 +374,8 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: () => stri
     transformObject: (input) => {
       const document = nameSchemas(withComponents(input) as OpenAPIV3_1.Document)
       describeResponses(document)
-      return document
+      keepUsedSecuritySchemes(document)
+      return shapeForGenerators(document)
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: withServer })

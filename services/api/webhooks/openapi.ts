@@ -7,7 +7,7 @@ const header = (
 ): OpenAPIV3_1.ParameterObject => ({ name, in: 'header', required: true, schema, description })
 
 /**
- * The OpenAPI document's `webhooks`: the POST Tally sends to every webhook destination, with
+ * The POST Tally sends to every webhook destination, with
  * the payload of services/shared/webhooks/payload.ts and the headers of signature.ts
  * (docs/webhooks.md says how to verify them).
  */
@@ -15,7 +15,7 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
   requestCompleted: {
     post: {
       operationId: 'requestCompleted',
-      tags: ['webhooks'],
+      tags: ['webhook-deliveries'],
       summary:
         'A request was processed (metadata.event "request.completed"), or a test was sent ("webhook.test")',
       description:

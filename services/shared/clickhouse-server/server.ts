@@ -73,6 +73,34 @@ export interface ClickHouseServer {
   stop(): Promise<void>
 }
 
+export interface Platform {
+  platform: string
+  arch: string
+  /** The C library's glibc version, undefined when it is not glibc (musl, or not Linux). */
+  glibc: string | undefined
+}
+
+function currentPlatform(): Platform {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)
+    ?.header
+  return { platform: process.platform, arch: process.arch, glibc: header?.glibcVersionRuntime }
+}
+
+/**
+ * Why the embedded ClickHouse server cannot run on `p`, naming what to set instead; undefined where
+ * it can. The child relies on glibc (on_exit, libc.so.6) and /proc, and chdb ships libchdb.so for
+ * Linux x64 with glibc only.
+ */
+export function embeddedClickHouseUnsupported(p: Platform): string | undefined {
+  if (p.platform === 'linux' && p.arch === 'x64' && p.glibc) return undefined
+  const here = `${p.platform} ${p.arch}${p.platform === 'linux' && !p.glibc ? ' without glibc (musl?)' : ''}`
+  return (
+    `The embedded ClickHouse server runs on Linux x64 with glibc only, not on ${here}. ` +
+    'Set CLICKHOUSE_URL to the HTTP endpoint of a ClickHouse server you run ' +
+    '(e.g. http://tally:<password>@127.0.0.1:8123; see docs/configuration.md).'
+  )
+}
+
 const POLL_MS = 50
 /** After "locked", how long to wait for the other process's server before trying again ourselves. */
 const LOCKED_RECHECK_MS = 2_000
@@ -82,9 +110,8 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   const { dataDir } = options
   const deadlineMs = options.deadlineMs ?? 30_000
   const deadline = Date.now() + deadlineMs
-  // The child relies on glibc (on_exit, libc.so.6) and /proc; chdb ships libchdb.so for glibc only.
-  if (process.platform !== 'linux')
-    throw new Error(`ClickHouse server: runs on Linux only, not ${process.platform}`)
+  const unsupported = embeddedClickHouseUnsupported(currentPlatform())
+  if (unsupported) throw new Error(unsupported)
   // Only the server's own directory is private: a parent made here (TALLY_DATA_DIR) keeps the
   // usual mode, which embedded Postgres, run as the postgres user under root, must be able to enter.
   mkdirSync(dataDir, { recursive: true })
