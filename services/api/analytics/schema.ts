@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { filterNode } from '../../shared/filters/schema.ts'
+import { timeWindow } from '../http/inputs.ts'
 import { GRANULARITIES } from './buckets.ts'
 
 /**
@@ -69,16 +70,7 @@ const dimension = z
 
 export const metricsQueryBody = z
   .strictObject({
-    timeFilter: z
-      .object(
-        { startTimeUnixMs: unixMs, endTimeUnixMs: unixMs },
-        { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an object') },
-      )
-      .refine((t) => t.endTimeUnixMs > t.startTimeUnixMs, {
-        message: 'must be after startTimeUnixMs',
-        path: ['endTimeUnixMs'],
-      })
-      .describe('Requests with startTimeUnixMs <= created_at < endTimeUnixMs'),
+    timeFilter: timeWindow(unixMs),
     timezoneDifference: z
       .number('must be a number of minutes')
       .int('must be a whole number of minutes')

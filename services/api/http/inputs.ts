@@ -107,3 +107,20 @@ export function wholeNumber(min: number, max: number) {
     .min(min, tooSmall)
     .max(max, tooBig)
 }
+
+/**
+ * A time window `{startTimeUnixMs, endTimeUnixMs}` of request creation times, each end read by
+ * `unixMs` (its own bounds), the end after the start.
+ */
+export function timeWindow(unixMs: z.ZodNumber) {
+  return z
+    .object(
+      { startTimeUnixMs: unixMs, endTimeUnixMs: unixMs },
+      { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an object') },
+    )
+    .refine((t) => t.endTimeUnixMs > t.startTimeUnixMs, {
+      message: 'must be after startTimeUnixMs',
+      path: ['endTimeUnixMs'],
+    })
+    .describe('Requests with startTimeUnixMs <= created_at < endTimeUnixMs')
+}

@@ -13,6 +13,7 @@ import {
   pageEnvelope,
   queryErrorResponses,
 } from '../http/envelope.ts'
+import { timeWindow } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { buildTree, SESSION_DETAIL_LIMIT, type SessionDetailRepo, type TreeNode } from './detail.ts'
@@ -47,16 +48,7 @@ export const sessionQueryBody = z.strictObject({
     .max(1000, 'must be at most 1000 characters')
     .optional()
     .describe('Case-insensitive substring of the session id or name'),
-  timeFilter: z
-    .object(
-      { startTimeUnixMs: unixMs, endTimeUnixMs: unixMs },
-      { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an object') },
-    )
-    .refine((t) => t.endTimeUnixMs > t.startTimeUnixMs, {
-      message: 'must be after startTimeUnixMs',
-      path: ['endTimeUnixMs'],
-    })
-    .describe('Requests with startTimeUnixMs <= created_at < endTimeUnixMs'),
+  timeFilter: timeWindow(unixMs),
   nameEquals: z.string('must be a string').max(1000, 'must be at most 1000 characters').optional(),
   timezoneDifference: z
     .number('must be a number of minutes')
