@@ -41,6 +41,21 @@ export function encodeCursor(organizationId: string, sort: string, after: Cursor
 }
 
 /**
+ * The cursor after a page: its last row's key when the page is full (more rows may follow), else
+ * null. Reading one row more to know would make a page of exactly max_result_rows rows exceed it.
+ */
+export function cursorAfter<T>(
+  organizationId: string,
+  sort: string,
+  page: T[],
+  limit: number,
+  keyOf: (row: T) => CursorKey,
+): string | null {
+  const last = page[page.length - 1]
+  return page.length === limit && last !== undefined ? encodeCursor(organizationId, sort, keyOf(last)) : null
+}
+
+/**
  * The key a cursor holds, once it is known to be this organization's for this sort and its value
  * passes `value` (the sort field's type); otherwise a 400 naming `path`.
  */
@@ -95,11 +110,10 @@ export function postgresPaging(organizationId: string, list: string, path: strin
       return { createdAt, id }
     },
     page<T>(page: { record: T; position: PagePosition }[], limit: number) {
-      const last = page[page.length - 1]
-      const next =
-        page.length === limit && last
-          ? encodeCursor(organizationId, sort, [last.position.createdAt, last.position.id])
-          : null
+      const next = cursorAfter(organizationId, sort, page, limit, (r) => [
+        r.position.createdAt,
+        r.position.id,
+      ])
       return { data: page.map((r) => r.record), error: null, next_cursor: next }
     },
   }

@@ -10,7 +10,7 @@ import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { filterNode } from '../../shared/filters/schema.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { principalOf } from '../http/auth.ts'
-import { cursorInput, decodeCursor, encodeCursor } from '../http/cursor.ts'
+import { cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
 import {
   bodyErrorResponses,
   envelope,
@@ -226,11 +226,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
             columns: columnsFor(fields, includeBody),
             ...(after ? { after } : {}),
           })
-          // A full page may be followed by more: reading one row more to know would make a page
-          // of exactly max_result_rows rows exceed that limit.
-          const last = page[page.length - 1]
-          const next =
-            page.length === limit && last ? encodeCursor(organizationId, sorted, keyOf(key, last)) : null
+          const next = cursorAfter(organizationId, sorted, page, limit, (row) => keyOf(key, row))
           return { ...ok(page.map((row) => toRecord(row, fields))), next_cursor: next }
         })
       },

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { AppError, badRequest, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
-import { type CursorKey, cursorInput, decodeCursor, encodeCursor } from '../http/cursor.ts'
+import { type CursorKey, cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
 import {
   bodyErrorResponses,
   envelope,
@@ -308,13 +308,10 @@ export function sessionRoutes(
         const query = toQuery(principalOf(request).organizationId, request.body)
         const [field, dir] = sortOf(request.body)
         return gate.run(query.organizationId, async () => {
-          // A full page may be followed by more (see the request query).
           const page = await repo.page(query)
-          const last = page[page.length - 1]
-          const next =
-            page.length === query.limit && last
-              ? encodeCursor(query.organizationId, `${field}:${dir}`, keyOf(field, last))
-              : null
+          const next = cursorAfter(query.organizationId, `${field}:${dir}`, page, query.limit, (row) =>
+            keyOf(field, row),
+          )
           return {
             ...ok(page.map((row) => toSession(row, request.body.timezoneDifference))),
             next_cursor: next,
