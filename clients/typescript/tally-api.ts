@@ -359,7 +359,7 @@ export interface paths {
         put?: never;
         /**
          * OTLP/HTTP trace export: model-call spans become requests
-         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope.
+         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope. Tally-Session-Id/-Name/-Path, Tally-User-Id and Tally-Property-<Name> headers give every span a session, user and properties (Helicone-* headers are read on /v1/trace/log only).
          */
         post: operations["exportTraces"];
         delete?: never;
@@ -379,7 +379,7 @@ export interface paths {
         put?: never;
         /**
          * OTLP/HTTP trace export: model-call spans become requests
-         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope.
+         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope. Tally-Session-Id/-Name/-Path, Tally-User-Id and Tally-Property-<Name> headers give every span a session, user and properties (Helicone-* headers are read on /v1/trace/log only).
          */
         post: operations["exportTracesOtel"];
         delete?: never;
@@ -399,7 +399,7 @@ export interface paths {
         put?: never;
         /**
          * OTLP/HTTP trace export: model-call spans become requests
-         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope.
+         * @description An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; at most 10485760 bytes before and after decompression and 10000 spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope. Helicone's path: Helicone-* and Tally-* headers (Tally's winning) give every span a session, user and properties; the session is also stored as the properties Helicone-Session-Id/-Name/-Path.
          */
         post: operations["exportTracesHelicone"];
         delete?: never;
@@ -1307,7 +1307,7 @@ export interface components {
                 }[];
             } | null;
         };
-        /** @description "all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right} */
+        /** @description "all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right}. Operators are spelled with hyphens; not_equals and not_contains are taken as not-equals and not-contains. The properties Helicone-Session-Id/-Name/-Path read the session, however it arrived. */
         FilterNode: "all" | Record<string, never> | {
             request_response_rmt?: {
                 request_id?: {
@@ -2390,8 +2390,14 @@ export interface operations {
     listOrganizations: {
         parameters: {
             query?: {
+                /** @description Records skipped */
                 offset?: number;
+                /** @description Records per page */
                 limit?: number;
+                /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
+                page?: number;
+                /** @description Alias of limit, used with page */
+                pageSize?: number;
             };
             header?: never;
             path?: never;
@@ -3013,10 +3019,23 @@ export interface operations {
             content: {
                 "application/json": {
                     filter?: components["schemas"]["FilterNode"];
-                    /** @default 0 */
+                    /**
+                     * @description Records skipped
+                     * @default 0
+                     */
                     offset?: number;
-                    /** @default 10 */
+                    /**
+                     * @description Records per page
+                     * @default 10
+                     */
                     limit?: number;
+                    /**
+                     * Format: int64
+                     * @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out
+                     */
+                    page?: number;
+                    /** @description Alias of limit, used with page */
+                    pageSize?: number;
                     /**
                      * @description One field mapped to asc or desc; default {created_at: "desc"}
                      * @default {
@@ -4375,10 +4394,23 @@ export interface operations {
                     /** @description Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120); offsets that exist, ±14:00 */
                     timezoneDifference: number;
                     filter: components["schemas"]["FilterNode"];
-                    /** @default 0 */
+                    /**
+                     * @description Records skipped
+                     * @default 0
+                     */
                     offset?: number;
-                    /** @default 50 */
+                    /**
+                     * @description Records per page
+                     * @default 50
+                     */
                     limit?: number;
+                    /**
+                     * Format: int64
+                     * @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out
+                     */
+                    page?: number;
+                    /** @description Alias of limit, used with page */
+                    pageSize?: number;
                     /** @description One field: asc or desc; default {created_at: "desc"}; ties broken by session_id */
                     sort?: {
                         /** @enum {string} */
@@ -4509,10 +4541,23 @@ export interface operations {
                     /** @description Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120); offsets that exist, ±14:00 */
                     timezoneDifference: number;
                     filter: components["schemas"]["FilterNode"];
-                    /** @default 0 */
+                    /**
+                     * @description Records skipped
+                     * @default 0
+                     */
                     offset?: number;
-                    /** @default 50 */
+                    /**
+                     * @description Records per page
+                     * @default 50
+                     */
                     limit?: number;
+                    /**
+                     * Format: int64
+                     * @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out
+                     */
+                    page?: number;
+                    /** @description Alias of limit, used with page */
+                    pageSize?: number;
                     /** @description One field: asc or desc; default {created_at: "desc"}; ties broken by session_id */
                     sort?: {
                         /** @enum {string} */
@@ -5012,10 +5057,23 @@ export interface operations {
                 "application/json": {
                     search: string;
                     tagsFilter: string[];
-                    /** Format: int64 */
-                    page: number;
-                    /** @enum {integer} */
-                    pageSize: 10 | 25 | 50 | 100;
+                    /**
+                     * Format: int64
+                     * @description 0-indexed; required unless offset or limit is given
+                     */
+                    page?: number;
+                    /**
+                     * @description Required unless offset or limit is given
+                     * @enum {integer}
+                     */
+                    pageSize?: 10 | 25 | 50 | 100;
+                    /**
+                     * Format: int64
+                     * @description Alias (Tally's paging elsewhere): prompts skipped; with limit, instead of page and pageSize
+                     */
+                    offset?: number;
+                    /** @description Alias: prompts per page (default 10), instead of pageSize */
+                    limit?: number;
                 };
             };
         };
@@ -7263,8 +7321,14 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Records skipped */
                 offset?: number;
+                /** @description Records per page */
                 limit?: number;
+                /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
+                page?: number;
+                /** @description Alias of limit, used with page */
+                pageSize?: number;
                 /** @description The next_cursor of the previous page: the page after it, by the same sort */
                 cursor?: string;
                 status?: "pending" | "delivered" | "failed";
@@ -7524,8 +7588,14 @@ export interface operations {
     listExports: {
         parameters: {
             query?: {
+                /** @description Records skipped */
                 offset?: number;
+                /** @description Records per page */
                 limit?: number;
+                /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
+                page?: number;
+                /** @description Alias of limit, used with page */
+                pageSize?: number;
                 /** @description The next_cursor of the previous page: the page after it, by the same sort */
                 cursor?: string;
                 status?: "queued" | "running" | "succeeded" | "failed";
@@ -7701,8 +7771,14 @@ export interface operations {
     listExportSchedules: {
         parameters: {
             query?: {
+                /** @description Records skipped */
                 offset?: number;
+                /** @description Records per page */
                 limit?: number;
+                /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
+                page?: number;
+                /** @description Alias of limit, used with page */
+                pageSize?: number;
             };
             header?: never;
             path?: never;

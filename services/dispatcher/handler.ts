@@ -46,7 +46,7 @@ export function createDispatchHandler(deps: {
         for (const webhook of webhooks.get(event.organization_id) ?? []) {
           if (!webhook.active) continue
           if (!isSampled(webhook.id, event.request_id, webhook.sampleRate)) continue
-          if (!matchesFilters(event.properties, webhook.propertyFilters)) continue
+          if (!matchesFilters(event, webhook.propertyFilters)) continue
           let body = bodies.get(webhook.includeData)
           if (!body) {
             body = buildPayload(event, webhook.includeData, 'request.completed')

@@ -168,6 +168,11 @@ describe('organizations', () => {
     }
     const first = await adminApi.get('/admin/v1/organizations')
     expect(first.data.length).toBeLessThanOrEqual(10)
+    // page/pageSize is an alias of offset/limit.
+    const byPage = await adminApi.get('/admin/v1/organizations?page=1&pageSize=2')
+    expect(byPage.status).toBe(200)
+    expect(byPage.data).toEqual((await adminApi.get('/admin/v1/organizations?offset=2&limit=2')).data)
+    expect(byPage.data).toHaveLength(2)
   })
 
   it('deletes an organization with all its data and leaves the others alone', async () => {
@@ -254,7 +259,8 @@ describe('organizations', () => {
       ['limit=101', 'querystring.limit: must be between 1 and 100'],
       ['limit=ten', 'querystring.limit: must be a number'],
       ['offset=-1', 'querystring.offset: must be at least 0'],
-      ['page=2', 'querystring: Unrecognized key: "page"'],
+      ['pageNumber=2', 'querystring: Unrecognized key: "pageNumber"'],
+      ['page=1&pageSize=2&offset=2', 'querystring.offset: must be 0 or left out with page and pageSize'],
     ]
     for (const [query, error] of queries) {
       expect(await adminApi.get(`/admin/v1/organizations?${query}`)).toEqual({

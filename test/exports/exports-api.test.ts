@@ -155,7 +155,8 @@ describe('GET /v1/exports and /v1/exports/{id}', () => {
     ['/v1/exports?limit=101', 'querystring.limit: must be between 1 and 100'],
     ['/v1/exports?offset=-1', 'querystring.offset: must be at least 0'],
     ['/v1/exports?status=done', 'querystring.status: must be one of queued, running, succeeded, failed'],
-    ['/v1/exports?page=2', 'querystring: Unrecognized key: "page"'],
+    ['/v1/exports?pages=2', 'querystring: Unrecognized key: "pages"'],
+    ['/v1/exports?page=-1', 'querystring.page: must be at least 0'],
     ['/v1/exports/not-a-uuid', 'params.id: must be a UUID'],
     ['/v1/exports/%00', 'params.id: must not contain NUL'],
   ])('GET %s → 400 %s', async (url, message) => {

@@ -52,8 +52,10 @@ describe('request pipeline, embedded mode', () => {
       user_id: 'u-1',
       session_id: 's-1',
       session_name: 'Checkout',
-      properties: { env: 'prod', 'Helicone-Session-Id': 's-1', 'Helicone-Session-Name': 'Checkout' },
+      properties: { env: 'prod' },
     })
+    // Properties as sent: the session is in its columns, not copied into Helicone's property names.
+    expect(r.properties).toEqual({ env: 'prod' })
     // gpt-4o-mini: $0.15 per 1M input, $0.60 per 1M output (schemas/prices/models.json).
     expect(r.cost_usd).toBeCloseTo((1000 * 0.15 + 2000 * 0.6) / 1e6, 12)
     expect(r.request_body).toBeUndefined()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isBlockedAddress } from '../../services/shared/webhooks/address-guard.ts'
-import { isSampled, matchesFilters } from '../../services/shared/webhooks/payload.ts'
+import { isSampled, matchesFilters, testEvent } from '../../services/shared/webhooks/payload.ts'
 import { nextAfter } from '../../services/shared/webhooks/retry-policy.ts'
 import { parseRetryAfter, type SendResult } from '../../services/shared/webhooks/sender.ts'
 
@@ -13,6 +13,12 @@ const result = (over: Partial<SendResult>): SendResult => ({
   retryAfterMs: null,
   ...over,
 })
+
+const base = testEvent(
+  '00000000-0000-4000-8000-000000000001',
+  '00000000-0000-4000-8000-000000000002',
+  new Date(0),
+)
 
 describe('delivery rules', () => {
   it.each([
@@ -73,15 +79,30 @@ describe('delivery rules', () => {
   })
 
   it('match filters by exact key and value', () => {
-    expect(matchesFilters({ env: 'prod' }, [])).toBe(true)
-    expect(matchesFilters({ env: 'prod' }, [{ key: 'env', value: 'prod' }])).toBe(true)
-    expect(matchesFilters({ env: 'prod' }, [{ key: 'Env', value: 'prod' }])).toBe(false)
+    const props = (properties: Record<string, string>) => ({ ...base, properties })
+    expect(matchesFilters(props({ env: 'prod' }), [])).toBe(true)
+    expect(matchesFilters(props({ env: 'prod' }), [{ key: 'env', value: 'prod' }])).toBe(true)
+    expect(matchesFilters(props({ env: 'prod' }), [{ key: 'Env', value: 'prod' }])).toBe(false)
     expect(
-      matchesFilters({ env: 'prod' }, [
+      matchesFilters(props({ env: 'prod' }), [
         { key: 'env', value: 'prod' },
         { key: 'team', value: '' },
       ]),
     ).toBe(false)
-    expect(matchesFilters({}, [{ key: 'toString', value: 'x' }])).toBe(false)
+    expect(matchesFilters(props({}), [{ key: 'toString', value: 'x' }])).toBe(false)
+  })
+
+  it("match Helicone's session properties against the session, however it arrived", () => {
+    const native = { ...base, session_id: 's-1', session_name: 'Checkout', properties: { env: 'prod' } }
+    expect(matchesFilters(native, [{ key: 'Helicone-Session-Id', value: 's-1' }])).toBe(true)
+    expect(matchesFilters(native, [{ key: 'Helicone-Session-Name', value: 'Checkout' }])).toBe(true)
+    expect(matchesFilters(native, [{ key: 'Helicone-Session-Id', value: 's-2' }])).toBe(false)
+    // No path: no match, as for a property that is not there, even for the value "".
+    expect(matchesFilters(native, [{ key: 'Helicone-Session-Path', value: '' }])).toBe(false)
+    // Only the exact spelling is a session property; another spelling is a property like any other.
+    expect(matchesFilters(native, [{ key: 'helicone-session-id', value: 's-1' }])).toBe(false)
+    // A property of that name that disagrees with the session does not count: the session does.
+    const disagreeing = { ...native, properties: { 'Helicone-Session-Id': 'other' } }
+    expect(matchesFilters(disagreeing, [{ key: 'Helicone-Session-Id', value: 'other' }])).toBe(false)
   })
 })

@@ -11,6 +11,7 @@ import { createExportRepo } from '../exports/repo.ts'
 import { adminAuthHook } from '../http/auth.ts'
 import type { AuthFailureLimit } from '../http/auth-failures.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { pageOf } from '../http/paging.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
 import type { ApiKeyRepo } from '../keys/repo.ts'
 import { createOrganizationRepo } from './repo.ts'
@@ -89,7 +90,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         querystring: organizationsQuery,
         response: { 200: envelope(z.array(organization)), ...errorResponses },
       },
-      handler: async (request) => ok(await repo.list(request.query)),
+      handler: async (request) => ok(await repo.list(pageOf(request.query, 'querystring'))),
     })
 
     app.delete('/admin/v1/organizations/:id', {

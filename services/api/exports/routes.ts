@@ -15,6 +15,7 @@ import {
   ok,
   pageEnvelope,
 } from '../http/envelope.ts'
+import { pageOf } from '../http/paging.ts'
 import type { ExportRepo } from './repo.ts'
 import {
   createExportBody,
@@ -114,9 +115,8 @@ export function exportRoutes(deps: {
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
-        const { cursor, offset, limit, status } = request.query
-        if (cursor !== undefined && offset !== 0)
-          throw badRequest('querystring.offset: must be 0 or left out with cursor')
+        const { cursor, status } = request.query
+        const { offset, limit } = pageOf(request.query, 'querystring', { cursor })
         const paging = postgresPaging(organizationId, 'exports', 'querystring.cursor')
         const after = paging.after(cursor)
         return paging.page(await repo.list(organizationId, { offset, limit, status, after }), limit)
@@ -169,7 +169,9 @@ export function exportRoutes(deps: {
         response: { 200: envelope(z.array(schedule)), ...errorResponses },
       },
       handler: async (request) =>
-        ok(await repo.listSchedules(principalOf(request).organizationId, request.query)),
+        ok(
+          await repo.listSchedules(principalOf(request).organizationId, pageOf(request.query, 'querystring')),
+        ),
     })
 
     app.delete('/v1/exports/schedules/:id', {

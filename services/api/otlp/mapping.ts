@@ -96,7 +96,7 @@ export type SpanOutcome =
   | { kind: 'skipped'; reason: SkipReason }
   | { kind: 'rejected'; reason: string }
 
-/** What the export request's own headers carry for every span (Helicone-X and Tally-X headers). */
+/** What the export request's own headers carry for every span (Tally-X; Helicone-X on Helicone's path). */
 export interface ExportDefaults {
   properties: Record<string, string>
   sessionId?: string

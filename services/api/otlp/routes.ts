@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, errorResponses } from '../http/envelope.ts'
 import { rawBodyDocumented } from '../http/openapi.ts'
-import { metadata } from '../requests/helicone.ts'
+import { metadata, withSessionProperties } from '../requests/helicone.ts'
 import type { IntakeEvent } from '../requests/intake.ts'
 import type { Intake } from '../requests/service.ts'
 import type { OtlpEncoding } from './decode.ts'
@@ -46,10 +46,11 @@ new Gauge({
 
 // Path, operationId. /v1/otel/v1/traces is where a Collector's otlphttp exporter posts with
 // endpoint <tally>/v1/otel; /v1/trace/log is where Helicone's async SDK posts.
+// Helicone-X headers and Helicone's session properties belong to Helicone's path only.
 const ROUTES = [
-  ['/v1/traces', 'exportTraces'],
-  ['/v1/otel/v1/traces', 'exportTracesOtel'],
-  ['/v1/trace/log', 'exportTracesHelicone'],
+  ['/v1/traces', 'exportTraces', 'tally'],
+  ['/v1/otel/v1/traces', 'exportTracesOtel', 'tally'],
+  ['/v1/trace/log', 'exportTracesHelicone', 'helicone'],
 ] as const
 
 const MEDIA_TYPES: Record<string, OtlpEncoding> = {
@@ -80,9 +81,12 @@ function encodingOf(request: FastifyRequest): OtlpEncoding {
   return encoding
 }
 
-/** Session, user and properties the export request's Helicone-* / Tally-* headers give every span. */
-function defaultsOf(request: FastifyRequest): ExportDefaults {
-  const { meta, properties } = metadata(request.raw.rawHeaders)
+/**
+ * Session, user and properties the export request's Tally-* headers (and on Helicone's path its
+ * Helicone-* headers) give every span.
+ */
+function defaultsOf(request: FastifyRequest, path: 'tally' | 'helicone'): ExportDefaults {
+  const { meta, properties } = metadata(request.raw.rawHeaders, path)
   const defaults: ExportDefaults = { properties: { ...properties } }
   if (meta['session-id']) defaults.sessionId = meta['session-id']
   if (meta['session-name']) defaults.sessionName = meta['session-name']
@@ -162,7 +166,7 @@ export function otlpRoutes(deps: {
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: deps.maxBytes }, (_request, body, done) =>
       done(null, body),
     )
-    for (const [path, operationId] of ROUTES) {
+    for (const [path, operationId, headers] of ROUTES) {
       app.post(path, {
         bodyLimit: deps.maxBytes,
         config: { apiKeyHeader: true, swaggerTransform: documented },
@@ -173,7 +177,10 @@ export function otlpRoutes(deps: {
           description:
             'An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; ' +
             `at most ${deps.maxBytes} bytes before and after decompression and ${deps.maxSpans} spans (413 beyond). The key: Authorization: Bearer <API_KEY>, or X-Tally-Api-Key: <API_KEY>. ` +
-            'Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope.',
+            'Answers an ExportTraceServiceResponse in the request encoding; partial_success counts rejected spans. Errors use the JSON envelope. ' +
+            (headers === 'helicone'
+              ? "Helicone's path: Helicone-* and Tally-* headers (Tally's winning) give every span a session, user and properties; the session is also stored as the properties Helicone-Session-Id/-Name/-Path."
+              : 'Tally-Session-Id/-Name/-Path, Tally-User-Id and Tally-Property-<Name> headers give every span a session, user and properties (Helicone-* headers are read on /v1/trace/log only).'),
           response: {
             200: {
               description: 'ExportTraceServiceResponse',
@@ -198,7 +205,7 @@ export function otlpRoutes(deps: {
             body: copy,
             encoding,
             maxSpans: deps.maxSpans,
-            defaults: defaultsOf(request),
+            defaults: defaultsOf(request, headers),
           }
           const outcomes = await pool
             .run(organizationId, task, { bytes: copy.length, transfer: [copy.buffer] })
@@ -211,7 +218,7 @@ export function otlpRoutes(deps: {
           let skipped = 0
           for (const outcome of outcomes) {
             if (outcome.kind === 'event') {
-              events.push(outcome.event)
+              events.push(headers === 'helicone' ? withSessionProperties(outcome.event) : outcome.event)
               for (const missing of outcome.missing) incomplete.inc({ missing })
             } else if (outcome.kind === 'skipped') skipped++
             else reasons.push(outcome.reason)

@@ -11,6 +11,7 @@ import {
   PROMPT_REQUEST_LIMIT_BYTES,
   prompt,
   promptName,
+  promptPage,
   queryBody,
   tagList,
 } from './schemas.ts'
@@ -52,13 +53,12 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         response: { 200: envelope(z.array(prompt)), ...withBody },
       },
       handler: async (request) => {
-        const { search, tagsFilter, page, pageSize } = request.body
+        const { search, tagsFilter } = request.body
         return ok(
           await repo.queryPrompts(principalOf(request).organizationId, {
             search,
             tags: tagsFilter,
-            limit: pageSize,
-            offset: page * pageSize,
+            ...promptPage(request.body),
           }),
         )
       },

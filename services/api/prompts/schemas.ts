@@ -123,14 +123,57 @@ export const newVersionBody = z.strictObject({
   promptBody,
 })
 
-export const queryBody = z.strictObject({
-  search: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters'),
-  tagsFilter: z
-    .array(z.string(), { error: 'must be an array of strings' })
-    .max(50, 'must hold at most 50 tags'),
-  page: z.number({ error: 'must be a number' }).int('must be an integer').min(0, 'must be at least 0'),
-  pageSize: z.literal(PAGE_SIZES, { error: `must be one of ${PAGE_SIZES.join(', ')}` }),
-})
+export const queryBody = z
+  .strictObject({
+    search: z.string({ error: 'must be a string' }).max(200, 'must be at most 200 characters'),
+    tagsFilter: z
+      .array(z.string(), { error: 'must be an array of strings' })
+      .max(50, 'must hold at most 50 tags'),
+    page: z
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0, 'must be at least 0')
+      .optional()
+      .describe('0-indexed; required unless offset or limit is given'),
+    pageSize: z
+      .literal(PAGE_SIZES, { error: `must be one of ${PAGE_SIZES.join(', ')}` })
+      .optional()
+      .describe('Required unless offset or limit is given'),
+    offset: z
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(0, 'must be at least 0')
+      .optional()
+      .describe(
+        "Alias (Tally's paging elsewhere): prompts skipped; with limit, instead of page and pageSize",
+      ),
+    limit: z
+      .number({ error: 'must be a number' })
+      .int('must be an integer')
+      .min(1, 'must be between 1 and 100')
+      .max(100, 'must be between 1 and 100')
+      .optional()
+      .describe('Alias: prompts per page (default 10), instead of pageSize'),
+  })
+  .superRefine((b, ctx) => {
+    if (b.offset !== undefined || b.limit !== undefined) {
+      const mixed = b.page !== undefined ? 'page' : b.pageSize !== undefined ? 'pageSize' : undefined
+      if (mixed)
+        ctx.addIssue({ code: 'custom', path: [mixed], message: 'must be left out with offset and limit' })
+      return
+    }
+    // The seed's scheme: both are required.
+    if (b.page === undefined) ctx.addIssue({ code: 'custom', path: ['page'], message: 'must be a number' })
+    if (b.pageSize === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['pageSize'], message: `must be one of ${PAGE_SIZES.join(', ')}` })
+    }
+  })
+
+/** The page of a prompt query, by either scheme (the schema has checked which one). */
+export function promptPage(b: z.output<typeof queryBody>): { offset: number; limit: number } {
+  if (b.pageSize !== undefined) return { offset: (b.page ?? 0) * b.pageSize, limit: b.pageSize }
+  return { offset: b.offset ?? 0, limit: b.limit ?? 10 }
+}
 
 export const versionsBody = z.strictObject({
   promptId: id,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
+import { SESSION_PROPERTIES } from '../../shared/clickhouse/request-table.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
@@ -88,16 +89,25 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
   }
 }
 
+const HEADER_PREFIXES = {
+  /** Helicone's paths: Helicone-X and Tally-X headers, the Tally one winning. */
+  helicone: /^(helicone|tally)-(.+)$/i,
+  /** Tally's own paths: Tally-X headers only. */
+  tally: /^(tally)-(.+)$/i,
+}
+
 /**
- * Helicone-X and Tally-X headers from the raw header list (which keeps the caller's spelling
- * of property names), the Tally one winning. Keys are lower-cased except property names.
+ * Tally-X headers — and on Helicone's paths Helicone-X headers too, the Tally one winning —
+ * from the raw header list (which keeps the caller's spelling of property names). Keys are
+ * lower-cased except property names.
  */
-export function metadata(rawHeaders: string[]) {
+export function metadata(rawHeaders: string[], path: keyof typeof HEADER_PREFIXES) {
+  const prefixes = HEADER_PREFIXES[path]
   // Own keys only: a property named toString or __proto__ is a property like any other.
   const out: Record<string, string> = Object.create(null)
   const properties: Record<string, string> = Object.create(null)
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const m = /^(helicone|tally)-(.+)$/i.exec(rawHeaders[i] as string)
+    const m = prefixes.exec(rawHeaders[i] as string)
     if (!m) continue
     const tally = (m[1] as string).toLowerCase() === 'tally'
     const rest = m[2] as string
@@ -114,7 +124,7 @@ function toIntakeEvent(
   rawHeaders: string[],
   routeProvider: string | undefined,
 ): IntakeEvent {
-  const { meta, properties } = metadata(rawHeaders)
+  const { meta, properties } = metadata(rawHeaders, 'helicone')
   const requestId = meta['request-id']
   if (requestId !== undefined && !z.uuid().safeParse(requestId).success) {
     throw badRequest('headers.helicone-request-id: must be a UUID')
@@ -145,5 +155,18 @@ function toIntakeEvent(
   if (meta['session-name']) event.session_name = meta['session-name']
   if (meta['session-path']) event.session_path = meta['session-path']
   if (meta['prompt-id']) event.prompt_id = meta['prompt-id']
-  return event
+  return withSessionProperties(event)
+}
+
+/**
+ * A request that came through Helicone's paths carries its session as Helicone stores it: also
+ * as the properties Helicone-Session-Id/-Name/-Path. Tally's own paths store properties as sent.
+ */
+export function withSessionProperties(event: IntakeEvent): IntakeEvent {
+  const properties = { ...event.properties }
+  for (const [name, field] of Object.entries(SESSION_PROPERTIES)) {
+    const value = event[field]
+    if (value) properties[name] = value
+  }
+  return { ...event, properties }
 }

@@ -103,13 +103,6 @@ function clamp(field: string, value: number): number {
   return INT32_MAX
 }
 
-// Properties that carry a session however it arrived (Helicone headers become these names).
-const SESSION_PROPERTIES = {
-  id: 'Helicone-Session-Id',
-  name: 'Helicone-Session-Name',
-  path: 'Helicone-Session-Path',
-} as const
-
 const PROVIDER_HOSTS: [RegExp, string][] = [
   [/(^|\.)openai\.com$/, 'openai'],
   [/(^|\.)anthropic\.com$/, 'anthropic'],
@@ -171,8 +164,8 @@ const modelIn = (body: unknown): string | undefined => {
 
 /**
  * The complete event for one logged request: times reconciled, tokens read from the response
- * unless given, cost priced from the table unless given, session copied between its columns
- * and its properties.
+ * unless given, cost priced from the table unless given, session from its fields or else from
+ * Helicone's session properties.
  */
 export function toRequestEvent(
   input: IntakeEvent,
@@ -207,15 +200,14 @@ export function toRequestEvent(
   )
   const model = input.model ?? modelIn(input.request) ?? usage.model ?? ''
 
+  // The properties are stored as sent. A session field left out is read from the property
+  // Helicone would give it (a caller moving from Helicone keeps its properties).
   const properties = { ...input.properties }
   const session = {
-    id: input.session_id ?? properties[SESSION_PROPERTIES.id] ?? '',
-    name: input.session_name ?? properties[SESSION_PROPERTIES.name] ?? '',
-    path: input.session_path ?? properties[SESSION_PROPERTIES.path] ?? '',
+    id: input.session_id ?? properties['Helicone-Session-Id'] ?? '',
+    name: input.session_name ?? properties['Helicone-Session-Name'] ?? '',
+    path: input.session_path ?? properties['Helicone-Session-Path'] ?? '',
   }
-  if (session.id) properties[SESSION_PROPERTIES.id] = session.id
-  if (session.name) properties[SESSION_PROPERTIES.name] = session.name
-  if (session.path) properties[SESSION_PROPERTIES.path] = session.path
 
   return {
     request_id: input.request_id ?? randomUUID(),

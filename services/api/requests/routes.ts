@@ -22,6 +22,7 @@ import {
 } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
+import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { OrganizationRateLimits } from '../http/rate-limit.ts'
 import { heliconeRoutes } from './helicone.ts'
@@ -88,6 +89,9 @@ const tooLarge = (message: string) => new AppError(413, 'payload_too_large', mes
 
 const sortFields = Object.keys(SORT_COLUMNS) as [SortField, ...SortField[]]
 
+/** 10 unless asked, at most 1000; deeper than 1,000,000 rows pages by cursor. */
+const REQUEST_PAGES: PageBounds = { defaultLimit: 10, maxLimit: 1000, maxOffset: 1_000_000 }
+
 const queryBody = z
   .strictObject({
     filter: filterNode
@@ -95,18 +99,7 @@ const queryBody = z
       .describe(
         'Filter node (spec 2.7): {} or "all", a leaf, or {left, operator, right}; see docs/requests.md',
       ),
-    offset: z
-      .number()
-      .int()
-      .min(0, 'must be at least 0')
-      .max(1_000_000, 'must be at most 1000000')
-      .default(0),
-    limit: z
-      .number()
-      .int()
-      .min(1, 'must be between 1 and 1000')
-      .max(1000, 'must be between 1 and 1000')
-      .default(10),
+    ...pageFields(REQUEST_PAGES, false),
     sort: z
       .partialRecord(z.enum(sortFields, `must be one of ${sortFields.join(', ')}`), z.enum(['asc', 'desc']))
       .refine((s) => Object.keys(s).length <= 1, 'must name at most one field')
@@ -121,10 +114,6 @@ const queryBody = z
       .refine((f) => new Set(f).size === f.length, 'must not name a field twice')
       .optional()
       .describe('Only these fields of each request (bodies only if named here); default: all but the bodies'),
-  })
-  .refine((b) => b.cursor === undefined || b.offset === 0, {
-    message: 'must be 0 or left out with cursor (the cursor says where the page starts)',
-    path: ['offset'],
   })
   .refine((b) => b.fields === undefined || !b.includeBody, {
     message: 'must be left out with fields: name request_body or response_body in fields',
@@ -199,7 +188,8 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
-        const { filter, offset, limit, sort, includeBody, cursor, fields } = request.body
+        const { filter, sort, includeBody, cursor, fields } = request.body
+        const { offset, limit } = pageOf(request.body, 'body', { cursor, maxOffset: REQUEST_PAGES.maxOffset })
         const [field, direction] = (Object.entries(sort)[0] ?? ['created_at', 'desc']) as [
           SortField,
           'asc' | 'desc',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { AppError, badRequest, notFound } from '../../shared/errors.ts'
+import { AppError, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
 import { principalOf } from '../http/auth.ts'
 import { type CursorKey, cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
@@ -15,6 +15,7 @@ import {
 } from '../http/envelope.ts'
 import { timeWindow } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
+import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { buildTree, SESSION_DETAIL_LIMIT, type SessionDetailRepo, type TreeNode } from './detail.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
@@ -33,6 +34,9 @@ const unixMs = z
   .int('must be a whole number of milliseconds')
   .min(MIN_MS, 'must be on or after 1900-01-01')
   .max(MAX_MS, 'must be on or before 2299-12-31')
+
+/** Spec: limit 50 unless asked, at most 1000. */
+const SESSION_PAGES: PageBounds = { defaultLimit: 50, maxLimit: 1000, maxOffset: 1_000_000_000 }
 
 const direction = z.enum(['asc', 'desc'], 'must be "asc" or "desc"')
 
@@ -59,18 +63,7 @@ export const sessionQueryBody = z.strictObject({
       'Minutes, JavaScript getTimezoneOffset() convention (UTC+2 is -120); offsets that exist, ±14:00',
     ),
   filter: filterNode,
-  offset: z
-    .number('must be a number')
-    .int('must be a whole number')
-    .min(0, 'must be at least 0')
-    .max(1_000_000_000, 'must be at most 1000000000')
-    .default(0),
-  limit: z
-    .number('must be a number')
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(1000, 'must be at most 1000')
-    .default(50),
+  ...pageFields(SESSION_PAGES, false),
   sort: z
     .strictObject(
       Object.fromEntries(SORT_FIELDS.map((field) => [field, direction.optional()])) as Record<
@@ -145,9 +138,9 @@ function keyOf(field: SortField, row: SessionRow): CursorKey {
 
 export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
   const [field, dir] = sortOf(body)
+  const { offset, limit } = pageOf(body, 'body', { cursor: body.cursor, maxOffset: SESSION_PAGES.maxOffset })
   let after: CursorKey | undefined
   if (body.cursor !== undefined) {
-    if (body.offset !== 0) throw badRequest('body.offset: must be 0 or left out with cursor')
     after = decodeCursor(body.cursor, {
       organizationId,
       sort: `${field}:${dir}`,
@@ -164,8 +157,8 @@ export function toQuery(organizationId: string, body: QueryBody): SessionQuery {
     nameEquals: body.nameEquals,
     filter: body.filter,
     sort: { field, direction: dir },
-    offset: body.offset,
-    limit: body.limit,
+    offset,
+    limit,
     ...(after ? { after: after as [number, string] } : {}),
   }
 }

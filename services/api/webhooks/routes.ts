@@ -19,6 +19,7 @@ import {
   ok,
   pageEnvelope,
 } from '../http/envelope.ts'
+import { pageOf } from '../http/paging.ts'
 import { createWebhookRepo } from './repo.ts'
 import {
   createBody,
@@ -164,9 +165,8 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
-        const { cursor, offset, limit, status } = request.query
-        if (cursor !== undefined && offset !== 0)
-          throw badRequest('querystring.offset: must be 0 or left out with cursor')
+        const { cursor, status } = request.query
+        const { offset, limit } = pageOf(request.query, 'querystring', { cursor })
         // A cursor is bound to the webhook's list as well as the organization.
         const paging = postgresPaging(
           organizationId,

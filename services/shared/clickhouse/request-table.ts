@@ -266,3 +266,20 @@ export type SortField = Sorted['sort']
 export const SORT_COLUMNS = Object.fromEntries(
   REQUEST_COLUMNS.flatMap((c) => ('sort' in c ? [[c.sort, c.name]] : [])),
 ) as Record<SortField, string>
+
+/**
+ * The property names Helicone gives a request's session. Rows that came through Helicone's
+ * paths carry them as properties (as Helicone stores them); rows from Tally's own intakes keep
+ * their properties as sent. A filter — of a query or of a webhook — that names one of these
+ * properties reads the session column instead, so it matches a request however it arrived.
+ */
+export const SESSION_PROPERTIES = {
+  'Helicone-Session-Id': 'session_id',
+  'Helicone-Session-Name': 'session_name',
+  'Helicone-Session-Path': 'session_path',
+} as const satisfies Record<string, keyof Event>
+
+export type SessionProperty = keyof typeof SESSION_PROPERTIES
+
+export const isSessionProperty = (name: string): name is SessionProperty =>
+  Object.hasOwn(SESSION_PROPERTIES, name)

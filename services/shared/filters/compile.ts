@@ -1,7 +1,8 @@
-import { REQUEST_TABLE } from '../clickhouse/request-table.ts'
+import { isSessionProperty, REQUEST_TABLE, SESSION_PROPERTIES } from '../clickhouse/request-table.ts'
 import { badRequest } from '../errors.ts'
 import {
   type FieldDef,
+  OPERATOR_ALIASES,
   OPERATORS,
   PROPERTIES,
   REQUEST_FIELDS,
@@ -188,13 +189,17 @@ class Compiler {
     const [key, condition] = onlyKey(value, path, 'property name')
     const keyPath = at(path, key)
     if (key.length > MAX_TEXT_LENGTH) throw badRequest(`${keyPath}: property name is too long`)
-    const column = `properties[${this.bind('String', key)}]`
+    // Helicone's session properties read the session, however the request arrived.
+    const column = isSessionProperty(key)
+      ? SESSION_PROPERTIES[key]
+      : `properties[${this.bind('String', key)}]`
     return this.condition({ column, type: 'text' }, condition, keyPath)
   }
 
   private condition(field: FieldDef, condition: unknown, path: string): string {
-    const [op, value] = onlyKey(condition, path, 'operator')
-    const opPath = at(path, op)
+    const [given, value] = onlyKey(condition, path, 'operator')
+    const opPath = at(path, given)
+    const op = OPERATOR_ALIASES.get(given) ?? given
     const allowed = OPERATORS[field.type]
     if (!allowed.includes(op)) {
       throw badRequest(

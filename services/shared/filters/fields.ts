@@ -19,6 +19,15 @@ export const OPERATORS: Record<FilterType, readonly string[]> = {
   boolean: ['equals'],
 }
 
+/**
+ * Operators are spelled with hyphens (Helicone's spelling); the snake_case spelling is taken as
+ * the same operator.
+ */
+export const OPERATOR_ALIASES: ReadonlyMap<string, string> = new Map([
+  ['not_equals', 'not-equals'],
+  ['not_contains', 'not-contains'],
+])
+
 export const SESSION_TABLE = 'sessions_request_response_rmt'
 /** `{properties: {...}}` at the top of a leaf: shorthand for the request table's properties field. */
 export const PROPERTIES = 'properties'

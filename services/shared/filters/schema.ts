@@ -56,7 +56,9 @@ const propertyCondition: Json = {
 export const filterNode = z.unknown().meta({
   id: 'FilterNode',
   description:
-    '"all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right}',
+    '"all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right}. ' +
+    'Operators are spelled with hyphens; not_equals and not_contains are taken as not-equals and not-contains. ' +
+    'The properties Helicone-Session-Id/-Name/-Path read the session, however it arrived.',
   anyOf: [
     { const: 'all' },
     { type: 'object', maxProperties: 0 },

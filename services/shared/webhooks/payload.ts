@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { isSessionProperty, SESSION_PROPERTIES } from '../clickhouse/request-table.ts'
 import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
@@ -87,12 +88,18 @@ export function isSampled(webhookId: string, requestId: string, sampleRate: numb
   return (digest.readUInt32BE(0) / 2 ** 32) * 100 < sampleRate
 }
 
-/** Every filter must equal the event's property of that key exactly (case-sensitive). */
-export function matchesFilters(
-  properties: Record<string, string>,
-  filters: readonly PropertyFilter[],
-): boolean {
-  return filters.every((f) => Object.hasOwn(properties, f.key) && properties[f.key] === f.value)
+/**
+ * Every filter must equal the event's property of that key exactly (case-sensitive). Helicone's
+ * session properties (Helicone-Session-Id/-Name/-Path) read the event's session, however it
+ * arrived — as query filters do.
+ */
+export function matchesFilters(event: RequestEvent, filters: readonly PropertyFilter[]): boolean {
+  const { properties } = event
+  return filters.every((f) =>
+    isSessionProperty(f.key)
+      ? event[SESSION_PROPERTIES[f.key]] !== '' && event[SESSION_PROPERTIES[f.key]] === f.value
+      : Object.hasOwn(properties, f.key) && properties[f.key] === f.value,
+  )
 }
 
 /** A synthetic request event for `POST /v1/webhooks/{id}/test`. */
