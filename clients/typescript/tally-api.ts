@@ -1105,6 +1105,8 @@ export interface components {
             config: {
                 sampleRate: number;
                 propertyFilters: components["schemas"]["PropertyFilter"][];
+                /** @description The filter tree as given at creation; absent when none */
+                filter?: components["schemas"]["FilterNode"];
             };
             includeData: boolean;
             /**
@@ -2003,6 +2005,8 @@ export interface components {
             config: {
                 sampleRate: number;
                 propertyFilters: components["schemas"]["PropertyFilter"][];
+                /** @description The filter tree as given at creation; absent when none */
+                filter?: components["schemas"]["FilterNode"];
             };
             includeData: boolean;
             /**
@@ -7073,6 +7077,7 @@ export interface operations {
                             key: string;
                             value: string;
                         }[];
+                        filter?: components["schemas"]["FilterNode"];
                     };
                     /**
                      * @description Whether deliveries carry the request and response bodies

@@ -2,10 +2,11 @@ import { Counter } from 'prom-client'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { EventHandler } from '../shared/events/transport.ts'
+import { matchesTree } from '../shared/filters/evaluate.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'
-import type { WebhookDirectory } from '../shared/webhooks/directory.ts'
-import { buildPayload, isSampled, matchesFilters } from '../shared/webhooks/payload.ts'
+import type { WebhookDirectory, WebhookTarget } from '../shared/webhooks/directory.ts'
+import { buildPayload, isSampled } from '../shared/webhooks/payload.ts'
 import type { DeliveryWorker } from './worker.ts'
 
 const recorded = new Counter({
@@ -30,6 +31,27 @@ export function createDispatchHandler(deps: {
   log: Logger
 }): EventHandler {
   const { directory, deletions, repo, worker, leaseMs, log } = deps
+  // A stored filter this version cannot read matches nothing: said once per webhook and process.
+  const warned = new Set<string>()
+  const unreadable = (webhookId: string, problem: string) => {
+    if (warned.has(webhookId) || warned.size >= 10_000) return
+    warned.add(webhookId)
+    log.error({ webhookId, problem }, 'webhook_filter_unreadable')
+  }
+  /**
+   * Whether the webhook's filter takes the event. One webhook's filter never stops the stream:
+   * one that cannot be decided matches nothing, and the log says why.
+   */
+  const decide = (webhook: WebhookTarget, event: RequestEvent): boolean => {
+    try {
+      if (matchesTree(webhook.filter.tree, event)) return true
+    } catch (err) {
+      unreadable(webhook.id, (err as Error).message)
+      return false
+    }
+    if (webhook.filter.problem) unreadable(webhook.id, webhook.filter.problem)
+    return false
+  }
   return {
     name: 'dispatcher',
     permanent: deliveryErrorReason,
@@ -46,7 +68,7 @@ export function createDispatchHandler(deps: {
         for (const webhook of webhooks.get(event.organization_id) ?? []) {
           if (!webhook.active) continue
           if (!isSampled(webhook.id, event.request_id, webhook.sampleRate)) continue
-          if (!matchesFilters(event, webhook.propertyFilters)) continue
+          if (!decide(webhook, event)) continue
           let body = bodies.get(webhook.includeData)
           if (!body) {
             body = buildPayload(event, webhook.includeData, 'request.completed')

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { isSampled } from '../../services/shared/webhooks/payload.ts'
 import { verifyWebhook } from '../../services/shared/webhooks/signature.ts'
+import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf, postWebhookAction } from './support/api.ts'
@@ -142,6 +143,78 @@ describe('webhook deliveries', () => {
     const rows = await suite.tally
       .sql`select request_id from webhook_deliveries where webhook_id = ${hook.id}`
     expect(rows.map((r) => r.request_id)).toEqual([match.request_id])
+  })
+
+  it('send only events a config.filter tree matches, with the request-query language and its checks', async () => {
+    const org = await suite.tally.newOrg()
+    const filter = {
+      left: { request_response_rmt: { model: { ilike: 'gpt-4%' } } },
+      operator: 'and',
+      right: {
+        left: { request_response_rmt: { cost: { gte: 0.5 } } },
+        operator: 'or',
+        right: { properties: { 'Helicone-Session-Id': { equals: 's-vip' } } },
+      },
+    }
+    const hook = await createWebhook(suite.tally, org, suite.receiver.url, {
+      config: { filter, propertyFilters: [{ key: 'env', value: 'prod' }] },
+    })
+    expect(hook.config).toEqual({ sampleRate: 100, propertyFilters: [{ key: 'env', value: 'prod' }], filter })
+    const event = (over: Parameters<typeof sampleEvent>[0]) =>
+      sampleEvent({ organization_id: org.organizationId, properties: { env: 'prod' }, ...over })
+    const matches = [
+      event({ model: 'GPT-4o', cost_usd: 0.75 }),
+      event({ model: 'gpt-4o-mini', cost_usd: 0, session_id: 's-vip' }),
+    ]
+    const misses = [
+      event({ model: 'claude', cost_usd: 2 }),
+      event({ model: 'gpt-4o', cost_usd: 0.1, session_id: 's-other' }),
+      event({ model: 'gpt-4o', cost_usd: 2, properties: { env: 'dev' } }),
+    ]
+    await suite.tally.publisher.publish([...misses, ...matches])
+    const got = await waitFor(
+      () => suite.receiver.to(hook.path).length === 2 && suite.receiver.to(hook.path),
+      { what: 'the two matching deliveries' },
+    )
+    const ids = got.map((d) => JSON.parse(d.body.toString()).metadata.requestId).sort()
+    expect(ids).toEqual(matches.map((e) => e.request_id).sort())
+    // All five were dispatched in one batch: no delivery row was written for a miss.
+    const rows = await suite.tally
+      .sql`select request_id from webhook_deliveries where webhook_id = ${hook.id}`
+    expect(rows).toHaveLength(2)
+
+    const api = apiAs(suite.tally.app, org)
+    const refuse = async (config: unknown, error: string) => {
+      const res = await api.post('/v1/webhooks', { destination: `${suite.receiver.url}/x`, config })
+      expect(res).toEqual({ status: 400, data: null, error })
+    }
+    await refuse(
+      { filter: { sessions_request_response_rmt: { session_total_cost: { gt: 1 } } } },
+      'body.config.filter.sessions_request_response_rmt: is only available in session queries',
+    )
+    await refuse(
+      { filter: { request_response_rmt: { model: { gt: 'a' } } } },
+      'body.config.filter.request_response_rmt.model.gt: unknown operator for a text field; use one of equals, not-equals, like, ilike, contains, not-contains',
+    )
+    await refuse(
+      { filter: 42 },
+      'body.config.filter: must be "all", {}, a condition or a {left, operator, right} branch',
+    )
+    const nested = Array.from({ length: 40 }).reduce<unknown>(
+      (inner) => ({ left: inner, operator: 'and', right: 'all' }),
+      'all',
+    )
+    await refuse(
+      { filter: nested },
+      expect.stringMatching(
+        /^body\.config\.filter(\.left)+: the filter nests deeper than 32 levels$/,
+      ) as unknown as string,
+    )
+    const [{ n }] = (await suite.tally.sql`
+      select count(*)::int as n from webhooks where organization_id = ${org.organizationId}`) as unknown as [
+      { n: number },
+    ]
+    expect(n).toBe(1)
   })
 
   it("deliver an organization's events to its own webhooks only", async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { matchesTree } from '../../services/shared/filters/evaluate.ts'
 import { isBlockedAddress } from '../../services/shared/webhooks/address-guard.ts'
-import { isSampled, matchesFilters, testEvent } from '../../services/shared/webhooks/payload.ts'
+import { webhookFilter } from '../../services/shared/webhooks/filter.ts'
+import { isSampled, type PropertyFilter, testEvent } from '../../services/shared/webhooks/payload.ts'
 import { nextAfter } from '../../services/shared/webhooks/retry-policy.ts'
 import { parseRetryAfter, type SendResult } from '../../services/shared/webhooks/sender.ts'
 
@@ -13,6 +16,10 @@ const result = (over: Partial<SendResult>): SendResult => ({
   retryAfterMs: null,
   ...over,
 })
+
+/** The dispatcher's decision for propertyFilters alone. */
+const matchesFilters = (event: RequestEvent, filters: PropertyFilter[]) =>
+  matchesTree(webhookFilter(filters, null).tree, event)
 
 const base = testEvent(
   '00000000-0000-4000-8000-000000000001',
@@ -104,5 +111,32 @@ describe('delivery rules', () => {
     // A property of that name that disagrees with the session does not count: the session does.
     const disagreeing = { ...native, properties: { 'Helicone-Session-Id': 'other' } }
     expect(matchesFilters(disagreeing, [{ key: 'Helicone-Session-Id', value: 'other' }])).toBe(false)
+  })
+
+  it('match a present property of value "" only where it is there', () => {
+    const filters = [{ key: 'team', value: '' }]
+    expect(matchesFilters({ ...base, properties: { team: '' } }, filters)).toBe(true)
+    expect(matchesFilters({ ...base, properties: {} }, filters)).toBe(false)
+  })
+
+  it('decide config.filter with propertyFilters: both must hold', () => {
+    const filter = {
+      left: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
+      operator: 'or',
+      right: { request_response_rmt: { cost: { gt: 1 } } },
+    }
+    const decide = (event: RequestEvent) =>
+      matchesTree(webhookFilter([{ key: 'env', value: 'prod' }], filter).tree, event)
+    const prod = { ...base, properties: { env: 'prod' } }
+    expect(decide({ ...prod, model: 'gpt-4o' })).toBe(true)
+    expect(decide({ ...prod, model: 'other', cost_usd: 2 })).toBe(true)
+    expect(decide({ ...prod, model: 'other', cost_usd: 0.5 })).toBe(false)
+    expect(decide({ ...base, properties: { env: 'dev' }, model: 'gpt-4o' })).toBe(false)
+  })
+
+  it('match nothing for a stored filter this version cannot read, and say why', () => {
+    const { tree, problem } = webhookFilter([], { request_response_rmt: { retired_field: { equals: 1 } } })
+    expect(matchesTree(tree, base)).toBe(false)
+    expect(problem).toMatch(/^config\.filter\.request_response_rmt\.retired_field: unknown field/)
   })
 })

@@ -23,14 +23,18 @@ export function createWebhookRepo(sql: Sql) {
       destination: string
       sampleRate: number
       propertyFilters: PropertyFilter[]
+      /** A filter tree, checked by the caller; undefined: none. */
+      filter?: unknown
       includeData: boolean
     }): Promise<{ webhook: WebhookRow; hmacKey: string }> {
       const hmacKey = generateHmacKey()
       return transaction(sql, async (tx) => {
         const [row] = await tx`
-          insert into webhooks (organization_id, destination, sample_rate, property_filters, include_data, hmac_key)
+          insert into webhooks (organization_id, destination, sample_rate, property_filters, filter_tree,
+                                include_data, hmac_key)
           values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
                   ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
+                  ${input.filter === undefined ? null : tx.json(input.filter as Parameters<typeof tx.json>[0])},
                   ${input.includeData}, ${hmacKey})
           returning ${columns}`
         const webhook = webhookRow.parse(row)

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { Config } from '../../shared/config.ts'
 import { badRequest, conflict, notFound } from '../../shared/errors.ts'
+import { parseFilter } from '../../shared/filters/parse.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import { literalHostProblem } from '../../shared/webhooks/address-guard.ts'
 import { attemptDelivery } from '../../shared/webhooks/attempt.ts'
@@ -42,7 +43,11 @@ function present(row: WebhookRow): z.output<typeof webhook> {
   return {
     id: row.id,
     destination: row.destination,
-    config: { sampleRate: row.sample_rate, propertyFilters: row.property_filters },
+    config: {
+      sampleRate: row.sample_rate,
+      propertyFilters: row.property_filters,
+      ...(row.filter_tree === null || row.filter_tree === undefined ? {} : { filter: row.filter_tree }),
+    },
     includeData: row.include_data,
     state: row.state,
     disabled_reason: row.disabled_reason,
@@ -82,11 +87,15 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           ? undefined
           : literalHostProblem(destination)
         if (refused) throw badRequest(`body.destination: ${refused}`)
+        // The query language's own checks, request-level only: a 400 naming the place.
+        if (config.filter !== undefined) parseFilter(config.filter, { path: 'body.config.filter' })
         const { webhook: row, hmacKey } = await repo.create({
           organizationId,
           destination,
           includeData,
-          ...config,
+          sampleRate: config.sampleRate,
+          propertyFilters: config.propertyFilters,
+          filter: config.filter,
         })
         return reply.code(201).send(ok({ ...present(row), hmac_key: hmacKey }))
       },

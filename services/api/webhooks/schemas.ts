@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { filterNode } from '../../shared/filters/schema.ts'
 import { propertyFilterSchema } from '../../shared/webhooks/payload.ts'
 import { webhookRowSchema } from '../../shared/webhooks/webhook-row.ts'
 import { cursorInput } from '../http/cursor.ts'
@@ -41,6 +42,11 @@ const webhookConfig = z.strictObject({
     .max(50, 'must have at most 50 items')
     .default([])
     .describe("Every {key, value} must equal the event's property of that key"),
+  filter: filterNode
+    .optional()
+    .describe(
+      'A filter tree of the request-query language (request-level fields and properties); only events it matches are sent, and it must hold together with propertyFilters',
+    ),
 })
 
 export const createBody = z.strictObject({
@@ -59,6 +65,7 @@ export const webhook = z
     config: z.object({
       sampleRate: z.number(),
       propertyFilters: z.array(propertyFilterSchema),
+      filter: filterNode.optional().describe('The filter tree as given at creation; absent when none'),
     }),
     includeData: z.boolean(),
     state: webhookRowSchema.shape.state.describe('disabled after a receiver answered 410 Gone'),

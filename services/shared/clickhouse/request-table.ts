@@ -248,16 +248,22 @@ export const requestRowSchema = z.object(
 export type RequestRow = z.output<typeof requestRowSchema>
 
 /** Filterable fields by the names a filter leaf uses, in column order. */
-export const FILTER_FIELDS: ReadonlyMap<string, { column: string; type: FilterType; uuid: boolean }> =
-  new Map(
-    REQUEST_COLUMNS.flatMap((c) =>
-      'filter' in c
-        ? c.filter.names.map(
-            (n) => [n, { column: c.name, type: c.filter.type, uuid: c.kind === 'uuid' }] as const,
-          )
-        : [],
-    ),
-  )
+export const FILTER_FIELDS: ReadonlyMap<
+  string,
+  { column: string; type: FilterType; uuid: boolean; event: keyof Event }
+> = new Map(
+  REQUEST_COLUMNS.flatMap((c) =>
+    'filter' in c
+      ? c.filter.names.map(
+          (n) =>
+            [
+              n,
+              { column: c.name, type: c.filter.type, uuid: c.kind === 'uuid', event: c.event.field },
+            ] as const,
+        )
+      : [],
+  ),
+)
 
 type Sorted = Extract<Columns, { sort: string }>
 export type SortField = Sorted['sort']

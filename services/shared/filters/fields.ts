@@ -3,6 +3,7 @@
  * the operators each type takes. docs/sessions.md renders the same lists for callers.
  */
 import { FILTER_FIELDS, type FilterType } from '../clickhouse/request-table.ts'
+import type { RequestEvent } from '../events/request-event.ts'
 
 export interface FieldDef {
   /** A column of request_response_rmt, or an aggregate alias of the session query. */
@@ -10,6 +11,8 @@ export interface FieldDef {
   type: FilterType
   /** request_id is a UUID column: equality binds a UUID (and uses the index), patterns its text. */
   uuid?: boolean
+  /** The request event's field written into the column (request-level fields). */
+  event?: keyof RequestEvent
 }
 
 export const OPERATORS: Record<FilterType, readonly string[]> = {

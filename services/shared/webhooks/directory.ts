@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Logger } from '../logger.ts'
 import { createNotifiedCache } from '../notified-cache.ts'
 import type { Sql, TxSql } from '../postgres.ts'
+import { webhookFilter } from './filter.ts'
 import { webhookRowSchema } from './webhook-row.ts'
 
 /** Every change to a webhook is announced here with its id, so every process drops its copy at once. */
@@ -15,7 +16,8 @@ const webhookTargetSchema = targetRowSchema.transform((row) => ({
   organizationId: row.organization_id,
   destination: row.destination,
   sampleRate: row.sample_rate,
-  propertyFilters: row.property_filters,
+  /** propertyFilters and config.filter, as one tree. */
+  filter: webhookFilter(row.property_filters, row.filter_tree),
   includeData: row.include_data,
   active: row.state === 'active',
   hmacKey: row.hmac_key,

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { isSessionProperty, SESSION_PROPERTIES } from '../clickhouse/request-table.ts'
 import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
@@ -86,20 +85,6 @@ export function isSampled(webhookId: string, requestId: string, sampleRate: numb
   if (sampleRate <= 0) return false
   const digest = createHash('sha256').update(`${webhookId}:${requestId}`).digest()
   return (digest.readUInt32BE(0) / 2 ** 32) * 100 < sampleRate
-}
-
-/**
- * Every filter must equal the event's property of that key exactly (case-sensitive). Helicone's
- * session properties (Helicone-Session-Id/-Name/-Path) read the event's session, however it
- * arrived — as query filters do.
- */
-export function matchesFilters(event: RequestEvent, filters: readonly PropertyFilter[]): boolean {
-  const { properties } = event
-  return filters.every((f) =>
-    isSessionProperty(f.key)
-      ? event[SESSION_PROPERTIES[f.key]] !== '' && event[SESSION_PROPERTIES[f.key]] === f.value
-      : Object.hasOwn(properties, f.key) && properties[f.key] === f.value,
-  )
 }
 
 /** A synthetic request event for `POST /v1/webhooks/{id}/test`. */

@@ -11,6 +11,8 @@ export const webhookRowSchema = z.object({
   destination: z.string(),
   sample_rate: z.number(),
   property_filters: z.array(propertyFilterSchema),
+  /** The `config.filter` tree as the caller wrote it; null when none. */
+  filter_tree: z.unknown(),
   include_data: z.boolean(),
   state: z.enum(['active', 'disabled']),
   disabled_reason: z.string().nullable(),

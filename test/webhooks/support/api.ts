@@ -8,7 +8,7 @@ export interface CreatedWebhook {
   id: string
   destination: string
   hmac_key: string
-  config: { sampleRate: number; propertyFilters: { key: string; value: string }[] }
+  config: { sampleRate: number; propertyFilters: { key: string; value: string }[]; filter?: unknown }
   includeData: boolean
   state: string
   created_at: string

@@ -1,0 +1,158 @@
+/**
+ * A parsed filter tree evaluated on one request event, as ClickHouse evaluates the SQL that
+ * compile.ts writes for it on the stored row: the dispatcher decides with it which events a
+ * webhook gets. test/filters/evaluate-vs-clickhouse.test.ts compares the two on random trees.
+ */
+import type { RequestEvent } from '../events/request-event.ts'
+import type { Condition, FilterTree } from './parse.ts'
+
+/**
+ * Whether the event matches. Only request-level trees: a session-level condition (an aggregate)
+ * cannot be decided on one request and throws.
+ */
+export function matchesTree(tree: FilterTree, event: RequestEvent): boolean {
+  switch (tree.kind) {
+    case 'all':
+      return true
+    case 'none':
+      return false
+    case 'and':
+      return matchesTree(tree.left, event) && matchesTree(tree.right, event)
+    case 'or':
+      return matchesTree(tree.left, event) || matchesTree(tree.right, event)
+    case 'has-property':
+      return Object.hasOwn(event.properties, tree.key)
+    case 'condition':
+      return matches(tree, event)
+  }
+}
+
+function matches({ subject, op, value }: Condition, event: RequestEvent): boolean {
+  if (subject.kind === 'property') {
+    // A missing property reads as "", as ClickHouse's map lookup does.
+    const text = Object.hasOwn(event.properties, subject.key) ? (event.properties[subject.key] as string) : ''
+    return textMatches(text, op, value as string)
+  }
+  const { field } = subject
+  if (subject.level !== 'request' || !field.event) {
+    throw new Error(`a ${subject.level}-level condition cannot be decided on one request`)
+  }
+  const given = event[field.event]
+  // A NULL column (no time to first token) matches no condition, as SQL's NULL does: the
+  // language has no negation, so NULL reads as false everywhere in a tree.
+  if (given === null || given === undefined) return false
+  switch (field.type) {
+    case 'text':
+      // A UUID column compares as its lower-case text.
+      return textMatches(field.uuid ? String(given).toLowerCase() : String(given), op, value as string)
+    case 'number':
+      return compare(given as number, op, value as number)
+    case 'timestamp':
+      return compare((given as Date).getTime(), op, value as number)
+    case 'boolean':
+      return given === value
+  }
+}
+
+function compare(a: number, op: Condition['op'], b: number): boolean {
+  switch (op) {
+    case 'equals':
+      return a === b
+    case 'not-equals':
+      return a !== b
+    case 'gt':
+      return a > b
+    case 'gte':
+      return a >= b
+    case 'lt':
+      return a < b
+    case 'lte':
+      return a <= b
+    default:
+      throw new Error(`operator ${op} does not compare numbers`)
+  }
+}
+
+function textMatches(text: string, op: Condition['op'], value: string): boolean {
+  switch (op) {
+    case 'equals':
+      return text === value
+    case 'not-equals':
+      return text !== value
+    case 'contains':
+      return foldCase(text).includes(foldCase(value))
+    case 'not-contains':
+      return !foldCase(text).includes(foldCase(value))
+    case 'like':
+      return likePattern(value, false).test(text)
+    case 'ilike': {
+      // ClickHouse runs `%text%` as a substring search, any other pattern as a regular expression
+      // (re2, case folding): the two compare case differently (ς and σ, ſ and s).
+      const needle = substringOf(value)
+      return needle === undefined
+        ? likePattern(value, true).test(text)
+        : foldCase(text).includes(foldCase(needle))
+    }
+    default:
+      throw new Error(`operator ${op} does not compare text`)
+  }
+}
+
+/**
+ * Text as ClickHouse's case-insensitive UTF-8 search (contains, ilike) compares it, measured on
+ * the engine (test/filters/evaluate-vs-clickhouse.test.ts): each code point lower-cased alone —
+ * not Unicode case folding, so ς and σ differ — and title-case letters (ǅ) only match themselves.
+ * Code points whose lower case is longer or shorter in UTF-8 (ẞ and ß, Ⱥ and ⱥ, the Kelvin sign)
+ * are matched exactly: ClickHouse's own answers for them depend on where they stand in the text
+ * (its documentation says lowerUTF8 may be wrong for them), so no evaluator can agree with it.
+ */
+function foldCase(text: string): string {
+  let out = ''
+  for (const c of text) {
+    const lower = TITLE_CASE.test(c) ? c : c.toLowerCase()
+    out += [...lower].length === 1 && Buffer.byteLength(lower) === Buffer.byteLength(c) ? lower : c
+  }
+  return out
+}
+
+const TITLE_CASE = /^\p{Lt}$/u
+
+const patterns = new Map<string, RegExp>()
+
+/** The text of a pattern `%text%` (text without wildcards, escapes undone); else undefined. */
+function substringOf(pattern: string): string | undefined {
+  const chars = [...pattern]
+  if (chars.length < 3 || chars[0] !== '%' || chars.at(-1) !== '%' || chars.at(-2) === '\\') return undefined
+  let text = ''
+  for (let i = 1; i < chars.length - 1; i += 1) {
+    const c = chars[i] as string
+    if (c === '%' || c === '_') return undefined
+    text += c === '\\' ? (chars[++i] as string) : c
+  }
+  return text
+}
+
+/** A LIKE pattern as a regular expression: `%` any text, `_` one code point, `\` escapes. */
+function likePattern(pattern: string, ignoreCase: boolean): RegExp {
+  const key = `${ignoreCase ? 'i' : 'c'}${pattern}`
+  let re = patterns.get(key)
+  if (!re) {
+    let source = ''
+    const chars = [...pattern]
+    for (let i = 0; i < chars.length; i += 1) {
+      const c = chars[i] as string
+      if (c === '\\' && i + 1 < chars.length) source += literal(chars[++i] as string)
+      else if (c === '%') source += '[^]*'
+      else if (c === '_') source += '[^]'
+      else source += literal(c)
+    }
+    re = new RegExp(`^${source}$`, ignoreCase ? 'iu' : 'u')
+    // Patterns come from webhook filters: a few hundred at most; the bound only keeps it a cache.
+    if (patterns.size >= 10_000) patterns.clear()
+    patterns.set(key, re)
+  }
+  return re
+}
+
+/** A character as itself in a `u` regular expression (which refuses needless escapes such as `\-`). */
+const literal = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
