@@ -3,7 +3,9 @@
  * - services/api, services/ingest, services/dispatcher and services/exporter import only from
  *   services/shared and their own folder: never from each other, never from services/standalone;
  * - services/shared imports from none of them;
- * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework.
+ * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework;
+ * - no module under services/ imports itself again through others: no import cycle, type-only
+ *   imports included (a cycle of types is still two modules that cannot be read apart).
  * Imports are resolved to files, so no spelling of a path slips through. Exits 1 naming each
  * violation.
  */
@@ -94,7 +96,75 @@ export function checkArchitecture(root: string): string[] {
     }
     visit(join(root, entry), [])
   }
+  for (const cycle of importCycles(graph)) {
+    violations.push(
+      `import cycle: ${[...cycle, cycle[0]].map((f) => relative(root, f as string)).join(' → ')}`,
+    )
+  }
   return violations.sort()
+}
+
+/**
+ * Every set of modules that import one another in a circle (a strongly connected component of
+ * the import graph, Tarjan's algorithm), each told as one cycle through it starting at its
+ * alphabetically first file.
+ */
+function importCycles(graph: ReadonlyMap<string, Import[]>): string[][] {
+  const edges = new Map<string, string[]>()
+  for (const [file, imports] of graph) {
+    const targets = imports
+      .filter(({ specifier }) => specifier.startsWith('.'))
+      .map(({ specifier }) => resolve(dirname(file), specifier))
+      .filter((to) => graph.has(to))
+    edges.set(file, [...new Set(targets)].sort())
+  }
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const components: string[][] = []
+  const connect = (v: string) => {
+    index.set(v, index.size)
+    low.set(v, index.get(v) as number)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        connect(w)
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    let w: string
+    do {
+      w = stack.pop() as string
+      onStack.delete(w)
+      component.push(w)
+    } while (w !== v)
+    const selfImport = edges.get(v)?.includes(v)
+    if (component.length > 1 || selfImport) components.push(component)
+  }
+  for (const file of [...edges.keys()].sort()) if (!index.has(file)) connect(file)
+  return components.map((component) => {
+    // A shortest way back to the first file, through the component only (breadth first).
+    const members = new Set(component)
+    const start = [...component].sort()[0] as string
+    const cameFrom = new Map<string, string>()
+    const queue = [start]
+    while (queue.length > 0) {
+      const v = queue.shift() as string
+      for (const w of edges.get(v) ?? []) {
+        if (!members.has(w) || cameFrom.has(w)) continue
+        cameFrom.set(w, v)
+        if (w === start) queue.length = 0
+        else queue.push(w)
+      }
+    }
+    const cycle: string[] = []
+    for (let v = cameFrom.get(start) as string; v !== start; v = cameFrom.get(v) as string) cycle.unshift(v)
+    return [start, ...cycle]
+  })
 }
 
 if (import.meta.main) {
@@ -102,5 +172,5 @@ if (import.meta.main) {
   const violations = checkArchitecture(root)
   for (const v of violations) console.error(`architecture: ${v}`)
   if (violations.length > 0) process.exit(1)
-  console.log('architecture: the dependency rule holds')
+  console.log('architecture: the dependency rule holds, no import cycles')
 }

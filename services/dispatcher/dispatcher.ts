@@ -1,6 +1,6 @@
 import type { Config } from '../shared/config.ts'
 import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
-import type { EventHandler } from '../shared/events/transport.ts'
+import type { EventHandler } from '../shared/events/handler.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import { createDeliveryRepo } from '../shared/webhooks/deliveries.ts'

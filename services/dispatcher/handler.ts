@@ -1,7 +1,7 @@
 import { Counter } from 'prom-client'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
+import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
-import type { EventHandler } from '../shared/events/transport.ts'
 import { matchesTree } from '../shared/filters/evaluate.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'

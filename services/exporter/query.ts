@@ -5,6 +5,7 @@ import { FILE_FORMATS } from '../shared/clickhouse/file-formats.ts'
 import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../shared/clickhouse/request-table.ts'
 import type { ExportFormat } from '../shared/exports/contract.ts'
 import type { CompiledFilter } from '../shared/filters/compile.ts'
+import { clickHouseTime } from '../shared/timestamp.ts'
 
 /**
  * What an export holds: every column of request_response_rmt but the row version (ingested_at),
@@ -47,14 +48,12 @@ function where(scope: ExportScope, after: Cursor | null): { sql: string; params:
     params: {
       ...scope.filter.params,
       organization_id: scope.organizationId,
-      from: chTime(scope.from.getTime()),
-      to: chTime(scope.to.getTime()),
-      ...(after ? { after_at: chTime(after.createdAtMs), after_id: after.requestId } : {}),
+      from: clickHouseTime(scope.from.getTime()),
+      to: clickHouseTime(scope.to.getTime()),
+      ...(after ? { after_at: clickHouseTime(after.createdAtMs), after_id: after.requestId } : {}),
     },
   }
 }
-
-const chTime = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 
 const boundary = z.array(z.object({ rows: z.number().int(), at: z.number().int(), id: z.string() }))
 const counted = z.array(z.object({ rows: z.number().int() }))
@@ -134,7 +133,7 @@ export function createExportQueries(
                 WHERE ${w.sql} AND ${KEY} <= ({last_at:${TIME}}, {last_id:UUID})
                 ORDER BY request_created_at, request_id
                 FORMAT ${FILE_FORMATS[format].clickhouse}`,
-        query_params: { ...w.params, last_at: chTime(last.createdAtMs), last_id: last.requestId },
+        query_params: { ...w.params, last_at: clickHouseTime(last.createdAtMs), last_id: last.requestId },
         clickhouse_settings: settings,
         // Covers reading the stream too: a file that does not arrive in time fails the attempt.
         abort_signal: deadline(signal),

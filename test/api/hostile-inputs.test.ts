@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { clickHouseTime } from '../../services/shared/timestamp.ts'
 import { sampleBody } from '../prompts/client.ts'
 import { apiAs, callApi } from '../support/api.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
@@ -151,8 +152,8 @@ describe('numbers stored are numbers every later read can sum', () => {
       values: [1, 2].map((i) => ({
         organization_id: other.organizationId,
         request_id: randomUUID(),
-        request_created_at: new Date(now - i * 1000).toISOString().replace('T', ' ').replace('Z', ''),
-        response_created_at: new Date(now - i * 1000).toISOString().replace('T', ' ').replace('Z', ''),
+        request_created_at: clickHouseTime(now - i * 1000),
+        response_created_at: clickHouseTime(now - i * 1000),
         model: 'm',
         cost: 1e308,
         session_id: session,

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -73,6 +74,41 @@ describe('the dependency rule', () => {
     })
     expect(checkArchitecture(root)).toEqual([
       'services/dispatcher/main.ts loads fastify at run time through ../shared/http.ts → fastify',
+    ])
+  })
+
+  it('names an import cycle, a type-only import closing it too', () => {
+    const root = tree({
+      ...entries,
+      'services/shared/a.ts': "import { b } from './b.ts'\nexport const a = 1\n",
+      'services/shared/b.ts': "import { c } from './deeper/c.ts'\nexport const b = 1\n",
+      'services/shared/deeper/c.ts': "import type { A } from '../a.ts'\nexport const c = 1\n",
+      'services/shared/self.ts': "export * from './self.ts'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'import cycle: services/shared/a.ts → services/shared/b.ts → services/shared/deeper/c.ts → services/shared/a.ts',
+      'import cycle: services/shared/self.ts → services/shared/self.ts',
+    ])
+  })
+
+  it('fails, exit code 1, on a copy of this repository with a cycle and a wrong-way import planted', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tally-test-architecture-'))
+    trees.push(root)
+    cpSync(join(ROOT, 'services'), join(root, 'services'), { recursive: true })
+    mkdirSync(join(root, 'scripts'))
+    cpSync(join(ROOT, 'scripts/check-architecture.ts'), join(root, 'scripts/check-architecture.ts'))
+    const run = () =>
+      spawnSync(process.execPath, [join(root, 'scripts/check-architecture.ts')], { encoding: 'utf8' })
+    // The untouched copy passes: what fails below is what was planted.
+    expect(run().status).toBe(0)
+
+    appendFileSync(join(root, 'services/shared/events/kafka-topics.ts'), "import './kafka-publisher.ts'\n")
+    writeFileSync(join(root, 'services/shared/planted.ts'), "import { x } from '../ingest/handler.ts'\n")
+    const result = run()
+    expect(result.status).toBe(1)
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'architecture: import cycle: services/shared/events/kafka-publisher.ts → services/shared/events/kafka-topics.ts → services/shared/events/kafka-publisher.ts',
+      'architecture: services/shared/planted.ts imports ../ingest/handler.ts: services/shared may import only itself',
     ])
   })
 

@@ -12,6 +12,7 @@ import {
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { openScratch, type Scratch } from '../../services/shared/scratch.ts'
+import { clickHouseTime } from '../../services/shared/timestamp.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import {
@@ -156,13 +157,15 @@ export async function expectedRows(
             WHERE organization_id = {org:UUID}
               AND request_created_at >= {from:DateTime64(3, 'UTC')} AND request_created_at < {to:DateTime64(3, 'UTC')}
             ORDER BY request_created_at, request_id`,
-    query_params: { org: organizationId, from: chTime(window.from), to: chTime(window.to) },
+    query_params: {
+      org: organizationId,
+      from: clickHouseTime(new Date(window.from)),
+      to: clickHouseTime(new Date(window.to)),
+    },
     format: 'JSONEachRow',
   })
   return (await rs.json<Record<string, unknown>>()).map(normalise)
 }
-
-const chTime = (iso: string) => iso.replace('T', ' ').replace('Z', '')
 
 /** One row in one comparable form, whatever format it came from. */
 export function normalise(row: Record<string, unknown>): Record<string, unknown> {

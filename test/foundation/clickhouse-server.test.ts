@@ -16,12 +16,12 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { afterAll, describe, expect, it } from 'vitest'
+import type {
+  ClickHouseServer,
+  ClickHouseServerOptions,
+} from '../../services/shared/clickhouse-server/handle.ts'
 import { cpuTicks } from '../../services/shared/clickhouse-server/proc.ts'
-import {
-  type ClickHouseServer,
-  type ClickHouseServerOptions,
-  startClickHouseServer,
-} from '../../services/shared/clickhouse-server/server.ts'
+import { startClickHouseServer } from '../../services/shared/clickhouse-server/server.ts'
 import { isAlive } from '../../services/shared/os.ts'
 import { waitFor } from '../support/wait.ts'
 

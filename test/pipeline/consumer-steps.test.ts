@@ -7,8 +7,8 @@ import {
   createConsumerSteps,
   type PartitionBatch,
 } from '../../services/shared/events/consumer-steps.ts'
+import type { BatchWriter } from '../../services/shared/events/handler.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
-import type { BatchWriter } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
 
 // The consumer's steps without a broker: what happens in which order, whatever client feeds them.

@@ -5,10 +5,10 @@ import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { compileRequestFilter } from '../../shared/filters/compile.ts'
+import { atCallerOffset } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, ok, queryErrorResponses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
-import { atCallerOffset } from '../sessions/time.ts'
 import { autoGranularity, bucketStarts } from './buckets.ts'
 import {
   MAX_BUCKETS,

@@ -1,33 +1,50 @@
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
-import { READ_SETTINGS, REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
+import {
+  READ_SETTINGS,
+  REQUEST_TABLE,
+  type RequestRow,
+  requestRowSchema,
+} from '../../shared/clickhouse/request-table.ts'
+import { columnsFor, type RecordField, type RequestRecord, toRecord } from '../requests/record.ts'
 import { totalsStatement } from './sql.ts'
 
 /** At most this many requests of one session are answered (the first ones in time order). */
 export const SESSION_DETAIL_LIMIT = 1000
 
-const detailRow = z.object({
-  request_id: z.string(),
-  created_at: z.string(),
-  completed_at: z.string(),
-  latency_ms: z.number().int(),
-  provider: z.string(),
-  model: z.string(),
-  status: z.number().int(),
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
-  total_tokens: z.number().int(),
-  cost_usd: z.number(),
-  user_id: z.string(),
-  session_name: z.string(),
-  session_path: z.string(),
-  trace_id: z.string(),
-  span_id: z.string(),
-  parent_span_id: z.string(),
-})
+/**
+ * What a session's request list shows of each request, under the request record's names; the
+ * columns, their types and how they read back all come from request-table.ts.
+ */
+export const DETAIL_FIELDS = [
+  'request_id',
+  'created_at',
+  'completed_at',
+  'latency_ms',
+  'provider',
+  'model',
+  'status',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost_usd',
+  'user_id',
+  'session_name',
+  'session_path',
+  'trace_id',
+  'span_id',
+  'parent_span_id',
+] as const satisfies readonly RecordField[]
 
-type DetailRow = z.output<typeof detailRow>
+const DETAIL_COLUMNS = columnsFor(DETAIL_FIELDS, false)
+
+/** A row read back, checked against the table's definition (times as Dates). */
+const detailRow = requestRowSchema.pick(
+  Object.fromEntries(DETAIL_COLUMNS.map((c) => [c, true])) as { [C in keyof RequestRow]?: true },
+)
+
+type DetailRow = Pick<RequestRecord, (typeof DETAIL_FIELDS)[number]>
 
 const totalsRow = z.object({
   latest_session_name: z.string(),
@@ -54,10 +71,7 @@ export function createSessionDetailRepo(client: ClickHouseClient, limits: QueryL
     )
     if (!totals || totals.session_total_requests === 0) return null
     const rows = await readRows(client, limits, {
-      query: `SELECT request_id, request_created_at AS created_at, response_created_at AS completed_at,
-                latency AS latency_ms, provider, model, status, prompt_tokens, completion_tokens,
-                total_tokens, cost AS cost_usd, user_id, session_name, session_path, trace_id, span_id,
-                parent_span_id
+      query: `SELECT ${DETAIL_COLUMNS.join(', ')}
               FROM ${REQUEST_TABLE} FINAL
               WHERE organization_id = {organization_id:UUID} AND session_id = {session_id:String}
               ORDER BY request_created_at ASC, request_id ASC
@@ -69,7 +83,13 @@ export function createSessionDetailRepo(client: ClickHouseClient, limits: QueryL
       },
       clickhouse_settings: READ_SETTINGS,
     })
-    return { totals, rows: detailRow.array().parse(rows) }
+    return {
+      totals,
+      rows: detailRow
+        .array()
+        .parse(rows)
+        .map((row) => toRecord(row, DETAIL_FIELDS) as DetailRow),
+    }
   }
 }
 

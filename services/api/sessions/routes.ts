@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
+import { atCallerOffset, fromClickHouseTime } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { type CursorKey, cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
 import {
   bodyErrorResponses,
   envelope,
   errorEnvelope,
-  isoTimestamp,
   ok,
   pageEnvelope,
   queryErrorResponses,
@@ -17,14 +17,16 @@ import { timeWindow } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
 import type { QueryGate } from '../http/query-gate.ts'
-import { buildTree, SESSION_DETAIL_LIMIT, type SessionDetailRepo, type TreeNode } from './detail.ts'
+import { requestRecord } from '../requests/record.ts'
+import {
+  buildTree,
+  DETAIL_FIELDS,
+  SESSION_DETAIL_LIMIT,
+  type SessionDetailRepo,
+  type TreeNode,
+} from './detail.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
-import { atCallerOffset } from './time.ts'
-
-// ClickHouse answers DateTime64 as UTC text, with or without a zone.
-const utcDate = (text: string) =>
-  new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`)
 
 const MIN_MS = Date.UTC(1900, 0, 1)
 const MAX_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
@@ -127,8 +129,8 @@ const cursorValue = (field: SortField) =>
 /** Where a page of sessions ended: its last session's sort value and id. */
 function keyOf(field: SortField, row: SessionRow): CursorKey {
   const value = {
-    created_at: () => utcDate(row.session_created_at).getTime(),
-    latest_request_created_at: () => utcDate(row.session_latest_request_created_at).getTime(),
+    created_at: () => fromClickHouseTime(row.session_created_at).getTime(),
+    latest_request_created_at: () => fromClickHouseTime(row.session_latest_request_created_at).getTime(),
     total_cost: () => row.session_total_cost,
     total_requests: () => row.session_total_requests,
     avg_latency: () => row.session_avg_latency,
@@ -179,9 +181,21 @@ function toSession(row: SessionRow, timezoneDifference: number): z.infer<typeof 
   }
 }
 
+// The request record's own fields (requests/record.ts), as GET /v1/request/:id shows them; the
+// session's name is the detail's, not repeated per request.
+const {
+  request_id,
+  session_name: _,
+  ...listed
+} = requestRecord.pick(
+  Object.fromEntries(DETAIL_FIELDS.map((field) => [field, true])) as {
+    [F in (typeof DETAIL_FIELDS)[number]]: true
+  },
+).shape
+
 const sessionRequest = z
   .object({
-    request_id: z.uuid(),
+    request_id,
     parent_request_id: z
       .uuid()
       .nullable()
@@ -189,21 +203,7 @@ const sessionRequest = z
         'The request of the parent span (same trace), else of the nearest session_path prefix; null for a root',
       ),
     depth: z.number().int().describe('0 for a root'),
-    created_at: isoTimestamp,
-    completed_at: isoTimestamp,
-    latency_ms: z.number().int(),
-    provider: z.string(),
-    model: z.string(),
-    status: z.number().int(),
-    prompt_tokens: z.number().int(),
-    completion_tokens: z.number().int(),
-    total_tokens: z.number().int(),
-    cost_usd: z.number(),
-    user_id: z.string(),
-    session_path: z.string(),
-    trace_id: z.string(),
-    span_id: z.string(),
-    parent_span_id: z.string(),
+    ...listed,
   })
   .meta({ id: 'SessionRequest' })
 
@@ -271,8 +271,6 @@ export function sessionRoutes(
           const requests = rows.map((row, i) => ({
             ...row,
             ...(tree[i] as TreeNode),
-            created_at: utcDate(row.created_at),
-            completed_at: utcDate(row.completed_at),
           }))
           return ok({
             session_id: request.params.id,

@@ -9,8 +9,8 @@ import { libchdbPath } from 'chdb/libchdb'
 import { delay } from '../os.ts'
 import type { Credentials } from './config.ts'
 import type { Containment } from './containment.ts'
+import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './handle.ts'
 import { type ChildMessage, EXIT, FILES, type ParentMessage, type ServerState } from './protocol.ts'
-import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './server.ts'
 import { addresses, forgetState, ping, within } from './state.ts'
 
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url))

@@ -8,7 +8,8 @@ import {
   createClient,
   type WarnLogParams,
 } from '@clickhouse/client'
-import { type ClickHouseServer, startClickHouseServer } from '../clickhouse-server/server.ts'
+import type { ClickHouseServer } from '../clickhouse-server/handle.ts'
+import { startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
 import { sqlViewsDatabase } from './sql-views.ts'

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { clickHouseTime, fromClickHouseTime } from '../timestamp.ts'
 
 /**
  * request_response_rmt, declared once: every column with the event field it is written from, its
@@ -167,11 +168,6 @@ export const INSERT_COLUMNS = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c.
   ...string[],
 ]
 
-/** ClickHouse DateTime64(3, 'UTC') text form. */
-function chTime(date: Date): string {
-  return date.toISOString().replace('T', ' ').replace('Z', '')
-}
-
 const WRITTEN = REQUEST_COLUMNS.flatMap((c) =>
   'event' in c ? [{ name: c.name, field: c.event.field as keyof Event, time: c.kind === 'time' }] : [],
 )
@@ -185,7 +181,7 @@ export function toCompactRow(event: Event): unknown[] {
   const row = new Array<unknown>(WRITTEN.length)
   for (let i = 0; i < WRITTEN.length; i++) {
     const { field, time } = WRITTEN[i] as (typeof WRITTEN)[number]
-    row[i] = time ? chTime(event[field] as Date) : event[field]
+    row[i] = time ? clickHouseTime(event[field] as Date) : event[field]
   }
   return row
 }
@@ -196,10 +192,6 @@ export function toRow(event: Event): Record<string, unknown> {
   return Object.fromEntries(WRITTEN.map(({ name }, i) => [name, values[i]]))
 }
 
-// ClickHouse answers DateTime64 as ISO without zone in some setups: read it as UTC.
-const utc = (text: string) =>
-  new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text.replace(' ', 'T')}Z`)
-
 /** How each kind of value reads back from JSONEachRow (64-bit integers unquoted, times ISO). */
 export const READ = {
   uuid: z.string(),
@@ -208,7 +200,7 @@ export const READ = {
   'nullable-int': z.number().int().nullable(),
   float: z.number(),
   bool: z.boolean(),
-  time: z.string().transform(utc),
+  time: z.string().transform(fromClickHouseTime),
   map: z.record(z.string(), z.string()),
   body: z.string(),
 } as const satisfies Record<ValueKind, z.ZodType>

@@ -1,5 +1,5 @@
+import type { BatchWriter, EventHandler, Unrecordable } from './handler.ts'
 import { approximateSize, type RequestEvent } from './request-event.ts'
-import type { BatchWriter, EventHandler, Unrecordable } from './transport.ts'
 
 /** How much one write may hold: events, and their approximate bytes (a single event may exceed it). */
 export interface WriteLimits {

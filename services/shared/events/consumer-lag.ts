@@ -1,6 +1,6 @@
 import { Counter, Gauge } from 'prom-client'
 import { withDeadline } from '../deadline.ts'
-import type { KafkaConnection } from './kafka.ts'
+import type { KafkaConnection } from './kafka-connection.ts'
 import { withAdmin } from './kafka-topics.ts'
 
 const READ_TIMEOUT_MS = 3_000

@@ -2,8 +2,8 @@ import { Counter } from 'prom-client'
 import { abortableDelay } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 import { type Codec, DecodeError } from './codec.ts'
+import type { BatchWriter, Unrecordable } from './handler.ts'
 import type { RequestEvent } from './request-event.ts'
-import type { BatchWriter, Unrecordable } from './transport.ts'
 
 // The steps of consuming the event topic, apart from any Kafka client: the client's adapter
 // hands each partition's batch to `handleBatch` as a PartitionBatch.

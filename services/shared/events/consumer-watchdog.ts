@@ -3,7 +3,7 @@ import { withDeadline } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 import type { ReadinessCheck } from '../process/role.ts'
 import { readGroupLag } from './consumer-lag.ts'
-import type { KafkaConnection } from './kafka.ts'
+import type { KafkaConnection } from './kafka-connection.ts'
 import type { Member } from './kafka-member.ts'
 import { withAdmin } from './kafka-topics.ts'
 

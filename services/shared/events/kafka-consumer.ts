@@ -12,11 +12,11 @@ import {
   type PartitionBatch,
 } from './consumer-steps.ts'
 import { countRestart, createWatchdog, MemberStalled } from './consumer-watchdog.ts'
-import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
+import type { EventHandler } from './handler.ts'
+import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { joinGroup, joinTimeoutMs, type KafkaMessage, type Member } from './kafka-member.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
 import type { RequestEvent } from './request-event.ts'
-import type { EventHandler } from './transport.ts'
 
 export interface RunningConsumer {
   stats: ConsumerStats

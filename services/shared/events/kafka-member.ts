@@ -6,7 +6,7 @@ import {
   MessagesStreamModes,
 } from '@platformatic/kafka'
 import { withDeadline } from '../deadline.ts'
-import { clientOptions, type KafkaConnection } from './kafka.ts'
+import { clientOptions, type KafkaConnection } from './kafka-connection.ts'
 import { TOPIC_MAX_MESSAGE_BYTES } from './kafka-topics.ts'
 
 export type KafkaMessage = Message<Buffer, Buffer, Buffer, Buffer>

@@ -2,7 +2,7 @@ import { compatibilityPartitioner, type MessageToProduce, ProduceAcks, Producer 
 import { Counter, Histogram } from 'prom-client'
 import { withDeadline } from '../deadline.ts'
 import { type Codec, encodeEach } from './codec.ts'
-import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
+import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
 import { createPublishQueue } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'

@@ -1,6 +1,6 @@
 import { Admin, type BaseOptions, ConfigResourceTypes } from '@platformatic/kafka'
 import type { Config } from '../config.ts'
-import { clientOptions, type KafkaConnection, untilKafkaAnswers } from './kafka.ts'
+import { clientOptions, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 
 export const TOPIC_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 

@@ -1,40 +1,8 @@
 import { COALESCED_LIMITS, coalesce } from './coalesced-writer.ts'
 import { type Codec, EncodeError, encodeEach } from './codec.ts'
+import type { EventHandler, Unrecordable } from './handler.ts'
 import { createByteAccount, PublishQueueFullError } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'
-
-/** Durably records a batch of events (a ClickHouse insert, delivery rows). Idempotent per request id. */
-export interface EventHandler {
-  readonly name: string
-  handle(events: RequestEvent[]): Promise<void>
-  /**
-   * Why `err` can never succeed for the events that caused it (a row ClickHouse cannot parse),
-   * or undefined when it may succeed later (a dependency down) and the write must be retried.
-   * Without it every failure is retried.
-   */
-  permanent?(err: unknown): string | undefined
-}
-
-/** An event a handler can never record: its index in the caller's batch, and why. */
-export interface Unrecordable {
-  index: number
-  reason: string
-  /**
-   * Refused with an error the handler does not know as the event's fault, while other events
-   * of the batch were written (an isolating write): the caller decides after how many times.
-   */
-  suspect?: boolean
-}
-
-/** Writes batches; resolves once every recordable event is written, with those that never can be. */
-export interface BatchWriter {
-  readonly name: string
-  /**
-   * With `isolate`, the batch is written alone and in parts, and an event whose part keeps
-   * failing while others are written comes back as a suspect (see Unrecordable).
-   */
-  write(events: RequestEvent[], options?: { isolate?: boolean }): Promise<Unrecordable[]>
-}
 
 /** Hands events to the pipeline. Resolves only once they are durable. */
 export interface EventPublisher {

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts'
 import type { Engines } from '../engines.ts'
-import type { EventHandler, EventPublisher } from '../events/transport.ts'
+import type { EventHandler } from '../events/handler.ts'
+import type { EventPublisher } from '../events/transport.ts'
 import type { Logger } from '../logger.ts'
 import type { Shutdown } from '../shutdown.ts'
 
