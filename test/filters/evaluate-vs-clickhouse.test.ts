@@ -249,6 +249,18 @@ describe('the filter evaluator against ClickHouse', () => {
     expect(has('ilike', 'straße%')).toBe(true)
   })
 
+  it('decides a pattern of many % on a long text without backtracking out of control', () => {
+    // As a backtracking regular expression this pattern takes longer than the universe on this
+    // text (each % multiplies the ways to try); pieces found once each keep it linear.
+    const pattern = `${'%a'.repeat(60)}%b`
+    const event = sampleEvent({ user_id: 'a'.repeat(4096) })
+    const tree = parseFilter({ request_response_rmt: { user_id: { like: pattern } } })
+    expect(matchesTree(tree, event)).toBe(false)
+    expect(matchesTree(tree, { ...event, user_id: `${'a'.repeat(4095)}b` })).toBe(true)
+    const ilike = parseFilter({ request_response_rmt: { user_id: { ilike: `${'%A_'.repeat(15)}%B` } } })
+    expect(matchesTree(ilike, event)).toBe(false)
+  })
+
   it('refuses to decide a session-level condition on one request', () => {
     const tree = parseFilter(
       { sessions_request_response_rmt: { session_total_cost: { gt: 1 } } },

@@ -197,6 +197,20 @@ describe('webhook deliveries', () => {
       'body.config.filter.request_response_rmt.model.gt: unknown operator for a text field; use one of equals, not-equals, like, ilike, contains, not-contains',
     )
     await refuse(
+      { filter: { request_response_rmt: { response_body: { contains: 'error' } } } },
+      'body.config.filter.request_response_rmt.response_body.contains: a webhook filter cannot read the request or response body; filter on properties, model, status or cost',
+    )
+    await refuse(
+      {
+        filter: {
+          left: { request_response_rmt: { model: { like: `${'x'.repeat(1000)}%` } } },
+          operator: 'or',
+          right: { properties: { env: { ilike: `%${'y'.repeat(30)}` } } },
+        },
+      },
+      "body.config.filter.right.properties.env.ilike: a webhook filter's like and ilike patterns hold more than 1024 characters in all",
+    )
+    await refuse(
       { filter: 42 },
       'body.config.filter: must be "all", {}, a condition or a {left, operator, right} branch',
     )

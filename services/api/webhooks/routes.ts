@@ -8,6 +8,7 @@ import type { Sql } from '../../shared/postgres.ts'
 import { literalHostProblem } from '../../shared/webhooks/address-guard.ts'
 import { attemptDelivery } from '../../shared/webhooks/attempt.ts'
 import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
+import { webhookFilterProblem } from '../../shared/webhooks/filter.ts'
 import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
@@ -87,8 +88,12 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           ? undefined
           : literalHostProblem(destination)
         if (refused) throw badRequest(`body.destination: ${refused}`)
-        // The query language's own checks, request-level only: a 400 naming the place.
-        if (config.filter !== undefined) parseFilter(config.filter, { path: 'body.config.filter' })
+        // The query language's own checks, request-level only, and a webhook's bounds: a 400
+        // naming the place.
+        if (config.filter !== undefined) {
+          const problem = webhookFilterProblem(parseFilter(config.filter, { path: 'body.config.filter' }))
+          if (problem) throw badRequest(problem)
+        }
         const { webhook: row, hmacKey } = await repo.create({
           organizationId,
           destination,

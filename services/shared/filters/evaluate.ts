@@ -132,21 +132,36 @@ function substringOf(pattern: string): string | undefined {
   return text
 }
 
-/** A LIKE pattern as a regular expression: `%` any text, `_` one code point, `\` escapes. */
+/**
+ * A LIKE pattern as a regular expression: `%` any text, `_` one code point, `\` escapes. Written
+ * so that it cannot backtrack out of control: each piece between two `%` is found at its leftmost
+ * place inside a lookahead (which never backtracks once it matched) and consumed by a
+ * back-reference — leftmost is always right for pieces of fixed length — so a match costs at most
+ * the text's length times the pattern's, however many `%` it holds.
+ */
 function likePattern(pattern: string, ignoreCase: boolean): RegExp {
   const key = `${ignoreCase ? 'i' : 'c'}${pattern}`
   let re = patterns.get(key)
   if (!re) {
-    let source = ''
+    const pieces: string[] = ['']
     const chars = [...pattern]
     for (let i = 0; i < chars.length; i += 1) {
       const c = chars[i] as string
-      if (c === '\\' && i + 1 < chars.length) source += literal(chars[++i] as string)
-      else if (c === '%') source += '[^]*'
-      else if (c === '_') source += '[^]'
-      else source += literal(c)
+      if (c === '\\' && i + 1 < chars.length) pieces[pieces.length - 1] += literal(chars[++i] as string)
+      else if (c === '%') pieces.push('')
+      else pieces[pieces.length - 1] += c === '_' ? '[^]' : literal(c)
     }
-    re = new RegExp(`^${source}$`, ignoreCase ? 'iu' : 'u')
+    let source = `^${pieces[0]}`
+    if (pieces.length > 1) {
+      let group = 0
+      for (const piece of pieces.slice(1, -1)) {
+        if (piece === '') continue
+        group += 1
+        source += `(?=([^]*?${piece}))\\${group}`
+      }
+      source += `[^]*${pieces.at(-1)}`
+    }
+    re = new RegExp(`${source}$`, ignoreCase ? 'iu' : 'u')
     // Patterns come from webhook filters: a few hundred at most; the bound only keeps it a cache.
     if (patterns.size >= 10_000) patterns.clear()
     patterns.set(key, re)

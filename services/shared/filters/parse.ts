@@ -60,6 +60,8 @@ export interface Condition {
   subject: Subject
   op: Operator
   value: string | number | boolean
+  /** Where it stands in the request (`body.filter.….gt`), for a message about it; absent when built. */
+  path?: string
 }
 
 export type FilterTree =
@@ -216,7 +218,13 @@ class Parser {
     if (!allowed.includes(op)) {
       throw badRequest(`${opPath}: unknown operator for a ${type} field; use one of ${allowed.join(', ')}`)
     }
-    const leaf = (v: Condition['value']): Condition => ({ kind: 'condition', subject, op, value: v })
+    const leaf = (v: Condition['value']): Condition => ({
+      kind: 'condition',
+      subject,
+      op,
+      value: v,
+      path: opPath,
+    })
     switch (type) {
       case 'text':
         return leaf(this.text(subject, op, value, opPath))

@@ -24,6 +24,38 @@ function propertyFilterTree({ key, value }: PropertyFilter): FilterTree {
   return isSessionProperty(key) ? NONE : and({ kind: 'has-property', key }, equals)
 }
 
+/** Characters of like and ilike patterns in one webhook's filter, in all. */
+const MAX_WEBHOOK_PATTERN_CHARACTERS = 1_024
+
+const BODIES = new Set(['request_body', 'response_body'])
+
+/**
+ * What a webhook's filter may not hold beyond the query language's own rules, or undefined. The
+ * dispatcher decides every event of the organization with it on one thread, so its work per event
+ * is bounded: no condition on the bodies (megabytes each), and like/ilike patterns short in all
+ * (a pattern costs up to its length times the text's, and every other text is at most 4,096
+ * characters). The same conditions are fine in a query, which ClickHouse bounds in time.
+ */
+export function webhookFilterProblem(tree: FilterTree): string | undefined {
+  let patterns = 0
+  const walk = (node: FilterTree): string | undefined => {
+    if (node.kind === 'and' || node.kind === 'or') return walk(node.left) ?? walk(node.right)
+    if (node.kind !== 'condition') return undefined
+    const at = node.path ?? 'config.filter'
+    if (node.subject.kind === 'column' && BODIES.has(node.subject.field.column)) {
+      return `${at}: a webhook filter cannot read the request or response body; filter on properties, model, status or cost`
+    }
+    if (node.op === 'like' || node.op === 'ilike') {
+      patterns += [...String(node.value)].length
+      if (patterns > MAX_WEBHOOK_PATTERN_CHARACTERS) {
+        return `${at}: a webhook filter's like and ilike patterns hold more than ${MAX_WEBHOOK_PATTERN_CHARACTERS} characters in all`
+      }
+    }
+    return undefined
+  }
+  return walk(tree)
+}
+
 /**
  * The tree of a stored webhook. A stored `filter` this version of Tally cannot read (it was
  * checked when the webhook was created) matches nothing, and `problem` says why.
