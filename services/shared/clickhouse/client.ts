@@ -12,6 +12,7 @@ import type { ClickHouseServer } from '../clickhouse-server/handle.ts'
 import { startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
+import { type ClickHouseLayout, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
 import { sqlViewsDatabase } from './sql-views.ts'
 import { timed } from './timed.ts'
 
@@ -33,6 +34,10 @@ export interface ClickHouseHandle {
   analyst?: { engineUrl: string; username: string; password: string }
   /** Where it runs, for logs: the server's address without credentials. */
   describe: string
+  /** One node, or the cluster TALLY_CLICKHOUSE_CLUSTER names (cluster-ddl.ts). */
+  layout: ClickHouseLayout
+  /** Per-node cluster DDL: a client for each of TALLY_CLICKHOUSE_CLUSTER_NODES; else absent. */
+  nodes?: ClickHouseClient[]
   /** The embedded server this process started or attached to; absent with CLICKHOUSE_URL. */
   embedded?: {
     endpoint: string
@@ -64,14 +69,36 @@ const settings: ClickHouseSettings = {
 export async function openClickHouse(config: Config, log: Logger): Promise<ClickHouseHandle> {
   const database = config.CLICKHOUSE_DATABASE
   if (config.CLICKHOUSE_URL) {
-    const client = await connect(
-      config.CLICKHOUSE_URL,
-      database,
-      config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
-      log,
-    )
+    const layout: ClickHouseLayout = config.TALLY_CLICKHOUSE_CLUSTER
+      ? {
+          kind: 'cluster',
+          cluster: config.TALLY_CLICKHOUSE_CLUSTER,
+          database,
+          ddl: config.TALLY_CLICKHOUSE_CLUSTER_NODES.length > 0 ? 'per-node' : 'on-cluster',
+        }
+      : SINGLE_NODE
+    const timeout = config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT
+    const nodes: ClickHouseClient[] = []
+    const closeAll = () => Promise.all(nodes.map((n) => n.close())).then(() => {})
+    try {
+      // Each node's database first: the Distributed tables of one node name the others'.
+      for (const url of config.TALLY_CLICKHOUSE_CLUSTER_NODES)
+        nodes.push(await connect(url, database, timeout, log))
+    } catch (err) {
+      await closeAll()
+      throw err
+    }
+    let client: ClickHouseClient
+    try {
+      client = await connect(config.CLICKHOUSE_URL, database, timeout, log, onCluster(layout))
+    } catch (err) {
+      await closeAll()
+      throw err
+    }
     return {
       client,
+      layout,
+      ...(nodes.length > 0 ? { nodes } : {}),
       ...(config.CLICKHOUSE_SQL_URL ? { sqlUrl: config.CLICKHOUSE_SQL_URL } : {}),
       ...(config.CLICKHOUSE_ANALYST_URL && config.TALLY_ANALYST_PASSWORD
         ? {
@@ -82,8 +109,13 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
             },
           }
         : {}),
-      describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
-      close: () => client.close(),
+      describe:
+        config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@') +
+        (layout.kind === 'cluster' ? ` (cluster ${layout.cluster}, DDL ${layout.ddl})` : ''),
+      close: async () => {
+        await client.close()
+        await closeAll()
+      },
     }
   }
   const dataDir = resolve(config.TALLY_DATA_DIR, 'clickhouse-server')
@@ -114,6 +146,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
       username: server.analyst.username,
       password: config.TALLY_ANALYST_PASSWORD ?? server.analyst.password,
     },
+    layout: SINGLE_NODE,
     describe: `embedded server ${server.endpoint} (${dataDir}${server.attached ? ', attached' : ''})`,
     embedded: {
       endpoint: server.endpoint,
@@ -151,13 +184,15 @@ async function connect(
   database: string,
   timeoutMs: number,
   log: Logger,
+  /** ` ON CLUSTER <name>` when the database is created on every node at once. */
+  onCluster = '',
 ): Promise<ClickHouseClient> {
   const logged = { LoggerClass: clientLogger(log) }
   if (database !== 'default') {
     const admin = createClient({ url, request_timeout: timeoutMs, log: logged })
     try {
       // The name matched CLICKHOUSE_DATABASE's identifier rule in the config: no quoting needed.
-      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${onCluster}` })
     } finally {
       await admin.close()
     }
