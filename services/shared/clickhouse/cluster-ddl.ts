@@ -45,7 +45,7 @@ export interface MigrationStep {
 /** A name ClickHouse takes unquoted: what the config and the schema files use. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-export function checkIdentifier(name: string, what: string): string {
+function checkIdentifier(name: string, what: string): string {
   if (!IDENTIFIER.test(name))
     throw new Error(`${what} "${name}" is not a plain identifier ([A-Za-z_][A-Za-z0-9_]*)`)
   return name
@@ -61,7 +61,7 @@ export const localTable = (table: string) => `${table}_local`
  * placed by its id, so that a re-sent id lands beside its first copy and FINAL collapses them.
  * For rows with a session both keys hash the same (UUID, String) pair.
  */
-export const SHARDING_KEYS: Readonly<Record<string, string>> = {
+const SHARDING_KEYS: Readonly<Record<string, string>> = {
   request_response_rmt: "cityHash64(organization_id, if(session_id = '', toString(request_id), session_id))",
   session_hours: 'cityHash64(organization_id, session_id)',
 }

@@ -133,19 +133,26 @@ export async function ensureSqlViews(
   layout: ClickHouseLayout = SINGLE_NODE,
   nodes: readonly ClickHouseClient[] = [client],
 ): Promise<void> {
-  const views = sqlViewsDatabase(database)
-  const on = onCluster(layout)
   // ON CLUSTER reaches every node from one; per-node DDL is sent to each.
-  for (const node of on ? [client] : nodes) {
-    await node.command({ query: `CREATE DATABASE IF NOT EXISTS ${views}${on}` })
-    for (const view of SQL_VIEWS) {
+  for (const node of onCluster(layout) ? [client] : nodes)
+    for (const query of sqlViewStatements(database, layout))
       await node.command({
-        query:
-          `CREATE OR REPLACE VIEW ${views}.${view.name}${on} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
-          `AS ${view.select(database)}`,
+        query,
         // The definition calls getClientHTTPHeader, which ClickHouse checks when it creates the view.
         clickhouse_settings: { allow_get_client_http_header: 1 },
       })
-    }
-  }
+}
+
+/** The views' database and views, ON CLUSTER when the layout's DDL is. */
+export function sqlViewStatements(database: string, layout: ClickHouseLayout = SINGLE_NODE): string[] {
+  const views = sqlViewsDatabase(database)
+  const on = onCluster(layout)
+  return [
+    `CREATE DATABASE IF NOT EXISTS ${views}${on}`,
+    ...SQL_VIEWS.map(
+      (view) =>
+        `CREATE OR REPLACE VIEW ${views}.${view.name}${on} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
+        `AS ${view.select(database)}`,
+    ),
+  ]
 }
