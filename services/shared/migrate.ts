@@ -171,6 +171,7 @@ export async function migrateClickHouse(
     steps: planStatements(splitStatements(m.sql), layout, tables),
   }))
   const run = async () => {
+    await checkLayout(client, layout, tables)
     for (const query of ledgerDdl(layout)) await client.command({ query })
     const files = await rows<{ version: number; name: string }>(
       client,
@@ -235,8 +236,38 @@ export async function migrateClickHouse(
   return options.lock ? options.lock(run) : run()
 }
 
-async function rows<T>(client: ClickHouseClient, query: string): Promise<T[]> {
-  return (await client.query({ query, format: 'JSONEachRow' })).json<T>()
+/**
+ * Refuses a database built for the other layout: its files are recorded as done, so nothing would
+ * rebuild its tables, and Tally would read a node's share of the data as all of it (or the reverse).
+ * Moving data between layouts is an operator's job (docs/operations.md).
+ */
+async function checkLayout(
+  client: ClickHouseClient,
+  layout: ClickHouseLayout,
+  tables: Set<string>,
+): Promise<void> {
+  const found = await rows<{ name: string; engine: string }>(
+    client,
+    'SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND has({tables:Array(String)}, name)',
+    { tables: [...tables] },
+  )
+  const cluster = layout.kind === 'cluster'
+  const other = found.find((t) => (t.engine === 'Distributed') !== cluster)
+  if (other)
+    throw new Error(
+      `clickhouse table ${other.name} is ${other.engine}: the database was built ${cluster ? 'for one node' : 'for a cluster'}, ` +
+        `and TALLY_CLICKHOUSE_CLUSTER is ${cluster ? 'set' : 'unset'}; Tally does not move data between the two (docs/operations.md)`,
+    )
+}
+
+async function rows<T>(
+  client: ClickHouseClient,
+  query: string,
+  params?: Record<string, unknown>,
+): Promise<T[]> {
+  return (
+    await client.query({ query, format: 'JSONEachRow', ...(params ? { query_params: params } : {}) })
+  ).json<T>()
 }
 
 /** Splits a DDL file on semicolons that end a line; strips `--` comment lines. */

@@ -218,6 +218,30 @@ describe('ClickHouse cluster DDL', () => {
     }
   })
 
+  it('refuses to migrate a database built for the other layout', async () => {
+    // The cluster's database, opened as one node: its request_response_rmt is Distributed.
+    const client = connect((servers[1] as ClickHouseServer).url, { database: DATABASE })
+    try {
+      await expect(migrateClickHouse(client, `${SCHEMAS_DIR}clickhouse`, log)).rejects.toThrow(
+        'clickhouse table request_response_rmt is Distributed: the database was built for a cluster, and TALLY_CLICKHOUSE_CLUSTER is unset',
+      )
+    } finally {
+      await client.close()
+    }
+    // One node's database, opened as a cluster.
+    const layout: ClickHouseLayout = {
+      kind: 'cluster',
+      cluster: CLUSTER,
+      database: DATABASE,
+      ddl: 'per-node',
+    }
+    await expect(
+      migrateClickHouse(single.client, `${SCHEMAS_DIR}clickhouse`, log, { layout }),
+    ).rejects.toThrow(
+      'is ReplacingMergeTree: the database was built for one node, and TALLY_CLICKHOUSE_CLUSTER is set',
+    )
+  })
+
   it("puts a session's rows on one shard, and answers session queries as one node does", async () => {
     const ch = tally.clickhouse as ClickHouseHandle
     const org = randomUUID()

@@ -87,7 +87,13 @@ export function planStatements(
   layout: ClickHouseLayout,
   tables: Set<string> = new Set(),
 ): MigrationStep[] {
-  if (layout.kind === 'single') return statements.map((sql) => ({ sql, nodes: 'one' }))
+  if (layout.kind === 'single') {
+    for (const statement of statements) {
+      const table = CREATE_TABLE.exec(statement)?.[1]
+      if (table) tables.add(table)
+    }
+    return statements.map((sql) => ({ sql, nodes: 'one' }))
+  }
   const cluster = checkIdentifier(layout.cluster, 'cluster name')
   const database = checkIdentifier(layout.database, 'database')
   const replicated = layout.ddl === 'on-cluster'
