@@ -27,9 +27,11 @@ import type { RequestEvent } from '../../services/shared/events/request-event.ts
 import { migrateClickHouse, readMigrations, splitStatements } from '../../services/shared/migrate.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { createShutdown, type Shutdown } from '../../services/shared/shutdown.ts'
+import { body, count, insert, sessions } from '../sessions/client.ts'
+import { callApi } from '../support/api.ts'
 import { insertEvents } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
-import { clickhouseEnv, engines } from '../support/harness.ts'
+import { clickhouseEnv, engines, startTestTally, type TestTally } from '../support/harness.ts'
 
 const log = pino({ level: 'silent' })
 const CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -319,5 +321,68 @@ describe('ClickHouse cluster DDL', () => {
     const hours = `SELECT session_id, min(first_request_at) AS first, max(last_request_at) AS last
       FROM session_hours WHERE organization_id = '${org}' GROUP BY session_id ORDER BY session_id`
     expect(await rows(ch.client, hours)).toEqual(await rows(single.client, hours))
+  })
+  it("answers the API's session pages and counts on the cluster as on one node", async () => {
+    const node1 = servers[0] as ClickHouseServer
+    // The whole of Tally in this process on the cluster, and one on a single node, sharing Postgres.
+    const onCluster = await startTestTally({
+      env: {
+        CLICKHOUSE_URL: node1.url,
+        CLICKHOUSE_SQL_URL: '',
+        CLICKHOUSE_ANALYST_URL: '',
+        CLICKHOUSE_DATABASE: 'tally_api',
+        TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
+        TALLY_CLICKHOUSE_CLUSTER_NODES: servers.map((s) => s.url).join(','),
+      },
+    })
+    const onOne = await startTestTally()
+    try {
+      const org = await onCluster.newOrg()
+      const events = Array.from({ length: 30 }, (_, i) =>
+        sampleEvent({
+          organization_id: org.organizationId,
+          session_id: i % 10 === 9 ? '' : `s-${i % 7}`,
+          session_name: `name ${i % 7}`,
+          created_at: new Date(Date.UTC(2026, 10, 1, i, i)),
+          // Eighths: sums are exact whatever order the shards add them in.
+          cost_usd: i / 8,
+          latency_ms: 100 + i,
+          user_id: `u${i % 3}`,
+          model: ['gpt-4o', 'gpt-4o-mini', 'claude', 'mistral'][i % 4] as string,
+        }),
+      )
+      for (const tally of [onCluster, onOne]) {
+        await insert(tally, events)
+        // Written again, as a redelivery does: FINAL must not count it twice.
+        await insert(tally, events.slice(0, 5))
+      }
+      await onCluster.clickhouse.command({ query: 'SYSTEM FLUSH DISTRIBUTED request_response_rmt' })
+      const page = await sessions(onCluster, org, body())
+      expect(page).toHaveLength(7)
+      expect(page).toEqual(await sessions(onOne, org, body()))
+      expect(await count(onCluster, org, body())).toBe(await count(onOne, org, body()))
+      const byCost = body({ sort: { total_cost: 'desc' } })
+      expect(await sessions(onCluster, org, byCost)).toEqual(await sessions(onOne, org, byCost))
+      // Metrics' top N of a dimension over the whole organization, not per shard.
+      const metrics = async (tally: TestTally) => {
+        const res = await callApi(tally.app, 'POST', '/v1/metrics/query', {
+          as: org,
+          body: {
+            timeFilter: { startTimeUnixMs: Date.UTC(2026, 10, 1), endTimeUnixMs: Date.UTC(2026, 10, 3) },
+            measures: ['cost_sum', 'count'],
+            dimensions: ['model'],
+            limit: 2,
+          },
+        })
+        expect(res.status, res.error ?? '').toBe(200)
+        return res.data
+      }
+      const top = await metrics(onCluster)
+      expect(top.series.length).toBeGreaterThan(1)
+      expect(top).toEqual(await metrics(onOne))
+    } finally {
+      await onOne.close()
+      await onCluster.close()
+    }
   })
 })

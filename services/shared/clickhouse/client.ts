@@ -61,6 +61,18 @@ const settings: ClickHouseSettings = {
 }
 
 /**
+ * On a cluster, a subquery of `IN` or `JOIN` over a Distributed table inside a query over another
+ * (the session page's `session_id IN (SELECT … FROM session_hours …)`, the top-N dimensions of
+ * metrics) is refused by ClickHouse's default (`deny`). `allow` runs the subquery as written on
+ * each shard, over the whole cluster: the answer is one node's, at the cost of each shard asking
+ * every shard. `global` (run once, sent to the shards) refuses the session page's nested IN on
+ * 26.7 ("Invalid local IN function name globalIn"); `local` (each shard's own rows) suits
+ * subqueries keyed by session, a session living on one shard, but gives each shard its own top N
+ * of metrics' dimensions.
+ */
+const CLUSTER_SETTINGS: ClickHouseSettings = { distributed_product_mode: 'allow' }
+
+/**
  * ClickHouse over HTTP, always through @clickhouse/client: at CLICKHOUSE_URL, or else a local
  * server run from the library the chdb package installs, with its data under
  * $TALLY_DATA_DIR/clickhouse-server (started by the first Tally process on that directory; the
@@ -90,7 +102,14 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
     }
     let client: ClickHouseClient
     try {
-      client = await connect(config.CLICKHOUSE_URL, database, timeout, log, onCluster(layout))
+      client = await connect(
+        config.CLICKHOUSE_URL,
+        database,
+        timeout,
+        log,
+        onCluster(layout),
+        layout.kind === 'cluster' ? CLUSTER_SETTINGS : {},
+      )
     } catch (err) {
       await closeAll()
       throw err
@@ -186,6 +205,7 @@ async function connect(
   log: Logger,
   /** ` ON CLUSTER <name>` when the database is created on every node at once. */
   onCluster = '',
+  extra: ClickHouseSettings = {},
 ): Promise<ClickHouseClient> {
   const logged = { LoggerClass: clientLogger(log) }
   if (database !== 'default') {
@@ -198,7 +218,13 @@ async function connect(
     }
   }
   return timed(
-    createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs, log: logged }),
+    createClient({
+      url,
+      database,
+      clickhouse_settings: { ...settings, ...extra },
+      request_timeout: timeoutMs,
+      log: logged,
+    }),
   )
 }
 
