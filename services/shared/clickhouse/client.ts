@@ -70,7 +70,14 @@ const settings: ClickHouseSettings = {
  * subqueries keyed by session, a session living on one shard, but gives each shard its own top N
  * of metrics' dimensions.
  */
-const CLUSTER_SETTINGS: ClickHouseSettings = { distributed_product_mode: 'allow' }
+const CLUSTER_SETTINGS: ClickHouseSettings = {
+  distributed_product_mode: 'allow',
+  // An insert into a Distributed table returns once every shard has its rows, not once they are
+  // queued on the node Tally asked: the ingest commits its Kafka offsets only for rows on their
+  // shard, and the intake's look-up of a re-sent id sees a row as soon as its insert returned. A
+  // shard that is down fails the insert, which the ingest retries, instead of a queue filling.
+  distributed_foreground_insert: 1,
+}
 
 /**
  * ClickHouse over HTTP, always through @clickhouse/client: at CLICKHOUSE_URL, or else a local
