@@ -387,6 +387,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         'Invalid configuration: TALLY_CLICKHOUSE_CLUSTER_NODES: only with TALLY_CLICKHOUSE_CLUSTER',
       )
     }
+    const nodes = config.TALLY_CLICKHOUSE_CLUSTER_NODES.map((u) => new URL(u).host)
+    if (nodes.length > 0 && config.CLICKHOUSE_URL && !nodes.includes(new URL(config.CLICKHOUSE_URL).host)) {
+      // The ledger and the tables Tally reads are on CLICKHOUSE_URL's node: it must get the DDL too.
+      throw new ConfigError(
+        'Invalid configuration: TALLY_CLICKHOUSE_CLUSTER_NODES: must include the node of CLICKHOUSE_URL (same host and port)',
+      )
+    }
     if (config.TALLY_HTTP_HEADERS_TIMEOUT > config.TALLY_HTTP_REQUEST_TIMEOUT) {
       throw new ConfigError(
         'Invalid configuration: TALLY_HTTP_HEADERS_TIMEOUT: must not exceed TALLY_HTTP_REQUEST_TIMEOUT',
