@@ -185,48 +185,6 @@ describe('ClickHouse cluster DDL', () => {
     }
   })
 
-  it('refuses a cluster configuration that cannot work', () => {
-    const url = 'http://tally:secret@127.0.0.1:8123'
-    expect(() => loadConfig({ TALLY_CLICKHOUSE_CLUSTER: CLUSTER })).toThrow('needs CLICKHOUSE_URL')
-    expect(() => loadConfig({ CLICKHOUSE_URL: url, TALLY_CLICKHOUSE_CLUSTER: 'a-b' })).toThrow(
-      'TALLY_CLICKHOUSE_CLUSTER: must be a plain identifier',
-    )
-    expect(() => loadConfig({ CLICKHOUSE_URL: url, TALLY_CLICKHOUSE_CLUSTER_NODES: url })).toThrow(
-      'only with TALLY_CLICKHOUSE_CLUSTER',
-    )
-    expect(() =>
-      loadConfig({
-        CLICKHOUSE_URL: url,
-        TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
-        TALLY_CLICKHOUSE_CLUSTER_NODES: 'http://127.0.0.1:8124,http://127.0.0.1:8125',
-      }),
-    ).toThrow('must include the node of CLICKHOUSE_URL')
-    expect(() =>
-      loadConfig({
-        CLICKHOUSE_URL: url,
-        TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
-        TALLY_CLICKHOUSE_CLUSTER_NODES: 'ftp://x',
-      }),
-    ).toThrow('must be comma-separated http(s) URLs')
-    const config = loadConfig({
-      CLICKHOUSE_URL: url,
-      TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
-      TALLY_CLICKHOUSE_CLUSTER_NODES: ` ${url} , http://tally:secret@127.0.0.1:8124 `,
-    })
-    expect(config.TALLY_CLICKHOUSE_CLUSTER_NODES).toEqual([url, 'http://tally:secret@127.0.0.1:8124'])
-  })
-
-  it('refuses a statement without a cluster form, and a table without a sharding key', () => {
-    const layout: ClickHouseLayout = { kind: 'cluster', cluster: 'c', database: 'd', ddl: 'per-node' }
-    expect(() => planStatements(['OPTIMIZE TABLE request_response_rmt FINAL'], layout)).toThrow(
-      'no cluster form for the statement',
-    )
-    expect(() =>
-      planStatements(['CREATE TABLE IF NOT EXISTS other (id UInt32) ENGINE = MergeTree ORDER BY id'], layout),
-    ).toThrow('table other has no sharding key')
-    expect(() => planStatements([], { ...layout, cluster: 'c; DROP' })).toThrow('not a plain identifier')
-  })
-
   it('with TALLY_CLICKHOUSE_CLUSTER, builds local and Distributed tables and the views on every node', async () => {
     for (const server of servers) {
       const client = connect(server.url)
