@@ -62,6 +62,16 @@ const REFERENCE: Record<keyof Config, Described> = {
       'How the embedded ClickHouse process is shut in ([security.md](security.md)): `auto` (namespaces where the machine allows, else a warning), `required` (refuse to start without), `off`.',
   },
   CLICKHOUSE_DATABASE: { meaning: "Tally's ClickHouse database; created if missing." },
+  TALLY_CLICKHOUSE_CLUSTER: {
+    meaning:
+      'ClickHouse cluster (as in `remote_servers`) to shard over: local tables, `Distributed` ones over them ([operations.md](operations.md)). Needs `CLICKHOUSE_URL`.',
+    unset: 'one node: the tables as they are',
+  },
+  TALLY_CLICKHOUSE_CLUSTER_NODES: {
+    meaning:
+      "Every node's HTTP URL, comma-separated: Tally sends each DDL statement to each node, with plain `MergeTree` tables (no Keeper).",
+    unset: 'DDL `ON CLUSTER`, `Replicated*MergeTree` tables (Keeper)',
+  },
   KAFKA_BROKERS: {
     meaning:
       'Comma-separated Kafka brokers. The separate ingest and dispatcher processes need it; the API publishes to it.',

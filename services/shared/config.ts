@@ -131,6 +131,32 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
     .default('default'),
+  /**
+   * The ClickHouse cluster (its name in the servers' remote_servers) Tally's tables are spread over:
+   * shard-local tables and Distributed tables over them (clickhouse/cluster-ddl.ts). Unset: one node.
+   */
+  TALLY_CLICKHOUSE_CLUSTER: optionalString.refine(
+    (v) => v === undefined || /^[A-Za-z_][A-Za-z0-9_]*$/.test(v),
+    {
+      message: 'must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*), as in remote_servers',
+    },
+  ),
+  /**
+   * Every node of the cluster, comma-separated HTTP URLs: Tally then sends each DDL statement to
+   * each node itself, with non-replicated tables, instead of ON CLUSTER with Replicated tables.
+   */
+  TALLY_CLICKHOUSE_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((text) =>
+      (text ?? '')
+        .split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    )
+    .refine((urls) => urls.every((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol)), {
+      message: 'must be comma-separated http(s) URLs',
+    }),
   KAFKA_BROKERS: optionalString,
   KAFKA_CLIENT_ID: z.string().default('tally'),
   TALLY_REQUEST_TOPIC: z.string().default('tally.request-events'),
@@ -349,6 +375,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (config.TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG > config.TALLY_PUBLISH_QUEUE_MAX_BYTES) {
       throw new ConfigError(
         'Invalid configuration: TALLY_PUBLISH_QUEUE_MAX_BYTES_PER_ORG: must not exceed TALLY_PUBLISH_QUEUE_MAX_BYTES',
+      )
+    }
+    if (config.TALLY_CLICKHOUSE_CLUSTER && !config.CLICKHOUSE_URL) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_CLICKHOUSE_CLUSTER: needs CLICKHOUSE_URL (a node of that cluster); the embedded server is one node',
+      )
+    }
+    if (config.TALLY_CLICKHOUSE_CLUSTER_NODES.length > 0 && !config.TALLY_CLICKHOUSE_CLUSTER) {
+      throw new ConfigError(
+        'Invalid configuration: TALLY_CLICKHOUSE_CLUSTER_NODES: only with TALLY_CLICKHOUSE_CLUSTER',
+      )
+    }
+    const nodes = config.TALLY_CLICKHOUSE_CLUSTER_NODES.map((u) => new URL(u).host)
+    if (nodes.length > 0 && config.CLICKHOUSE_URL && !nodes.includes(new URL(config.CLICKHOUSE_URL).host)) {
+      // The ledger and the tables Tally reads are on CLICKHOUSE_URL's node: it must get the DDL too.
+      throw new ConfigError(
+        'Invalid configuration: TALLY_CLICKHOUSE_CLUSTER_NODES: must include the node of CLICKHOUSE_URL (same host and port)',
       )
     }
     if (config.TALLY_HTTP_HEADERS_TIMEOUT > config.TALLY_HTTP_REQUEST_TIMEOUT) {

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { ClickHouseClient } from './clickhouse/client.ts'
+import { type ClickHouseLayout, ledgerDdl, planStatements, SINGLE_NODE } from './clickhouse/cluster-ddl.ts'
 import type { Logger } from './logger.ts'
 import type { Sql } from './postgres.ts'
 
@@ -87,45 +89,185 @@ export async function migratePostgres(sql: Sql, dir: string, log: Logger): Promi
   }
 }
 
+/** Held around a ClickHouse migration run, so that concurrent starts apply each step once. */
+export type MigrationLock = <T>(run: () => Promise<T>) => Promise<T>
+
+// Not MIGRATION_LOCK: a process may migrate Postgres and ClickHouse at the same time.
+const CLICKHOUSE_MIGRATION_LOCK = 7_461_680
+
 /**
- * ClickHouse has no transactions or locks: every statement in schemas/clickhouse is written
- * to be idempotent (IF NOT EXISTS), so concurrent starts are harmless, and applied files are
- * recorded so that a later start skips them.
+ * ClickHouse has no locks, nor a compare-and-set a lease row could rest on (an INSERT then a read
+ * races; ReplacingMergeTree collapses rows only eventually). Every Tally process that migrates
+ * ClickHouse also has Postgres, shared by all of them: its advisory lock serialises the runs. It is
+ * a session lock on one reserved connection, released when the run ends or, if the process dies,
+ * when Postgres sees its connection close. Waiting for it ends after `timeoutMs` (lock_timeout),
+ * with an error that says what was waited for.
+ */
+export function postgresMigrationLock(sql: Sql, timeoutMs: number): MigrationLock {
+  return async (run) => {
+    const reserved = await sql.reserve()
+    try {
+      await reserved`select set_config('lock_timeout', ${`${timeoutMs}ms`}, false)`
+      try {
+        await reserved`select pg_advisory_lock(${CLICKHOUSE_MIGRATION_LOCK})`
+      } catch (err) {
+        if ((err as { code?: string }).code !== '55P03') throw err
+        throw new Error(
+          `waited ${timeoutMs} ms for the ClickHouse migration lock (Postgres advisory lock ${CLICKHOUSE_MIGRATION_LOCK}), ` +
+            'held by another Tally process that is migrating ClickHouse',
+        )
+      }
+      await reserved`select set_config('lock_timeout', '0', false)`
+      try {
+        return await run()
+      } finally {
+        await reserved`select pg_advisory_unlock(${CLICKHOUSE_MIGRATION_LOCK})`.catch(() => {})
+      }
+    } finally {
+      reserved.release()
+    }
+  }
+}
+
+export interface ClickHouseMigrationOptions {
+  /** Serialises concurrent runs (postgresMigrationLock). Without it, runs may repeat steps. */
+  lock?: MigrationLock
+  /** Single node (default) or a cluster (clickhouse/cluster-ddl.ts). */
+  layout?: ClickHouseLayout
+  /** Per-node cluster DDL: a client for every node, the ledger's own node included. */
+  nodes?: readonly ClickHouseClient[]
+  /**
+   * Called after each step is applied and recorded. Tests use it to stop a run between steps
+   * (a thrown error ends the run there; a process killed here is a crash mid-migration).
+   */
+  afterStep?: (step: { version: number; name: string; step: number; of: number }) => Promise<void>
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/**
+ * Applies the migration files not yet recorded, one step (statement) at a time, recording each
+ * step in `schema_migration_steps` as it completes and each file in `schema_migrations` once all of
+ * its steps are. A run that stops half-way (killed, a node unreachable) leaves the steps done so
+ * far recorded: the next run resumes at the first unrecorded step, so no file is ever left half
+ * applied. A step killed while it ran is run again in full, which is why every statement in
+ * schemas/clickhouse must be idempotent (IF NOT EXISTS; a backfill whose repetition changes
+ * nothing). Refuses a database whose record gives a number to another file, or a step to another
+ * statement: that database was migrated by another version of Tally.
  */
 export async function migrateClickHouse(
   client: ClickHouseClient,
   dir: string,
   log: Logger,
+  options: ClickHouseMigrationOptions = {},
 ): Promise<number[]> {
   const migrations = await readMigrations(dir)
-  await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32, name String, applied_at DateTime64(3) DEFAULT now64(3))
-            ENGINE = ReplacingMergeTree ORDER BY version`,
-  })
-  const rs = await client.query({
-    query: 'SELECT DISTINCT version FROM schema_migrations',
-    format: 'JSONEachRow',
-  })
-  const done = new Set((await rs.json<{ version: number }>()).map((r) => Number(r.version)))
-  const applied: number[] = []
-  for (const m of migrations) {
-    if (done.has(m.version)) continue
-    for (const statement of splitStatements(m.sql)) {
-      try {
-        await client.command({ query: statement })
-      } catch (err) {
-        throw new Error(`clickhouse migration ${m.version}_${m.name} failed: ${(err as Error).message}`)
+  const layout = options.layout ?? SINGLE_NODE
+  const nodes = options.nodes ?? [client]
+  const tables = new Set<string>()
+  // Planned before anything runs: a statement without a cluster form stops the run untouched.
+  const plans = migrations.map((m) => ({
+    ...m,
+    steps: planStatements(splitStatements(m.sql), layout, tables),
+  }))
+  const run = async () => {
+    await checkLayout(client, layout, tables)
+    for (const query of ledgerDdl(layout)) await client.command({ query })
+    const files = await rows<{ version: number; name: string }>(
+      client,
+      'SELECT DISTINCT version, name FROM schema_migrations',
+    )
+    const steps = await rows<{ version: number; name: string; step: number; statement_sha256: string }>(
+      client,
+      'SELECT DISTINCT version, name, step, statement_sha256 FROM schema_migration_steps',
+    )
+    const done = new Map(files.map((f) => [Number(f.version), f.name]))
+    const applied: number[] = []
+    for (const m of plans) {
+      const label = `${m.version}_${m.name}`
+      const recorded = [
+        done.get(m.version),
+        ...steps.filter((s) => Number(s.version) === m.version).map((s) => s.name),
+      ]
+      const other = recorded.find((name) => name !== undefined && name !== m.name)
+      if (other !== undefined)
+        throw new Error(
+          `clickhouse migration ${m.version} is recorded as ${m.version}_${other}, but this version of Tally's is ${label}: the database was migrated by another version of Tally`,
+        )
+      if (done.has(m.version)) continue
+      const stepsDone = new Map(
+        steps.filter((s) => Number(s.version) === m.version).map((s) => [Number(s.step), s.statement_sha256]),
+      )
+      if (stepsDone.size > 0)
+        log.warn({ migration: label, stepsDone: stepsDone.size }, 'clickhouse_migration_resumed')
+      for (const [i, step] of m.steps.entries()) {
+        const hash = sha256(step.sql)
+        const was = stepsDone.get(i)
+        if (was !== undefined && was !== hash)
+          throw new Error(
+            `clickhouse migration ${label}: step ${i} was applied as another statement than this version of Tally's: the database was migrated by another version of Tally`,
+          )
+        if (was === undefined) {
+          for (const node of step.nodes === 'each' ? nodes : [client]) {
+            try {
+              await node.command({ query: step.sql })
+            } catch (err) {
+              throw new Error(`clickhouse migration ${label} failed at step ${i}: ${(err as Error).message}`)
+            }
+          }
+          await client.insert({
+            table: 'schema_migration_steps',
+            values: [{ version: m.version, name: m.name, step: i, statement_sha256: hash }],
+            format: 'JSONEachRow',
+          })
+        }
+        await options.afterStep?.({ version: m.version, name: m.name, step: i, of: m.steps.length })
       }
+      await client.insert({
+        table: 'schema_migrations',
+        values: [{ version: m.version, name: m.name }],
+        format: 'JSONEachRow',
+      })
+      applied.push(m.version)
+      log.info({ migration: label, steps: m.steps.length }, 'clickhouse_migration_applied')
     }
-    await client.insert({
-      table: 'schema_migrations',
-      values: [{ version: m.version, name: m.name }],
-      format: 'JSONEachRow',
-    })
-    applied.push(m.version)
-    log.info({ migration: `${m.version}_${m.name}` }, 'clickhouse_migration_applied')
+    return applied
   }
-  return applied
+  return options.lock ? options.lock(run) : run()
+}
+
+/**
+ * Refuses a database built for the other layout: its files are recorded as done, so nothing would
+ * rebuild its tables, and Tally would read a node's share of the data as all of it (or the reverse).
+ * Moving data between layouts is an operator's job (docs/operations.md).
+ */
+async function checkLayout(
+  client: ClickHouseClient,
+  layout: ClickHouseLayout,
+  tables: Set<string>,
+): Promise<void> {
+  const found = await rows<{ name: string; engine: string }>(
+    client,
+    'SELECT name, engine FROM system.tables WHERE database = currentDatabase() AND has({tables:Array(String)}, name)',
+    { tables: [...tables] },
+  )
+  const cluster = layout.kind === 'cluster'
+  const other = found.find((t) => (t.engine === 'Distributed') !== cluster)
+  if (other)
+    throw new Error(
+      `clickhouse table ${other.name} is ${other.engine}: the database was built ${cluster ? 'for one node' : 'for a cluster'}, ` +
+        `and TALLY_CLICKHOUSE_CLUSTER is ${cluster ? 'set' : 'unset'}; Tally does not move data between the two (docs/operations.md)`,
+    )
+}
+
+async function rows<T>(
+  client: ClickHouseClient,
+  query: string,
+  params?: Record<string, unknown>,
+): Promise<T[]> {
+  return (
+    await client.query({ query, format: 'JSONEachRow', ...(params ? { query_params: params } : {}) })
+  ).json<T>()
 }
 
 /** Splits a DDL file on semicolons that end a line; strips `--` comment lines. */

@@ -152,10 +152,13 @@ function start(): void {
     // else signing in as that user over HTTP (config.ts).
     '--max_query_size=1000000',
     `--http_port=${options.httpPort}`,
+    ...(options.tcpPort === undefined ? [] : [`--tcp_port=${options.tcpPort}`]),
     '--listen_host=127.0.0.1',
     `--query_id=${KEEPALIVE_QUERY_ID}`,
-    // Sleeps in one thread, one hour per row, until KILL QUERY: no CPU, no memory.
-    '--query=SYSTEM START LISTEN HTTP; SELECT sleepEachRow(3600) FROM system.numbers ' +
+    // Sleeps in one thread, one hour per row, until KILL QUERY: no CPU, no memory. A cluster's
+    // node also listens on the native protocol, which Distributed tables speak between nodes.
+    `--query=${options.tcpPort === undefined ? '' : 'SYSTEM START LISTEN TCP; '}SYSTEM START LISTEN HTTP; ` +
+      'SELECT sleepEachRow(3600) FROM system.numbers ' +
       'SETTINGS max_block_size = 1, function_sleep_max_microseconds_per_block = 0 FORMAT Null',
   ]
   const entry = loadClickHouse(options.libchdbPath)
@@ -165,7 +168,10 @@ function start(): void {
   const deadline = Date.now() + options.listenDeadlineMs
   const poll = () => {
     const ports = listeningPorts()
-    const found = options.httpPort === 0 ? ports[0] : ports.find((p) => p === options.httpPort)
+    const found =
+      options.httpPort === 0
+        ? ports.find((p) => p !== options.tcpPort)
+        : ports.find((p) => p === options.httpPort)
     if (found !== undefined) return void listening(found, deadline)
     if (Date.now() > deadline) {
       process.stderr.write(

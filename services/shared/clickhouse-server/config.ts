@@ -93,6 +93,53 @@ export function loadCredentials(secretsDir: string, dataDir: string): Credential
 }
 
 /**
+ * A server that is one node of a cluster: it listens on the native TCP protocol (Distributed
+ * tables talk to the other nodes over it), knows the cluster in `remote_servers` (one replica per
+ * shard, internal_replication=false: the embedded server has no Keeper, so nothing is replicated),
+ * with an interserver `secret` (a node trusts the user a query started as on another node, whose
+ * password it need not know), and the `{shard}`/`{replica}` macros of cluster DDL.
+ */
+export interface ClusterNode {
+  tcpPort: number
+  /** The cluster's name: a plain identifier. */
+  name: string
+  secret: string
+  /** Every shard's one node, in order: where its native protocol listens. */
+  shards: readonly { host: string; tcpPort: number }[]
+  macros: { shard: string; replica: string }
+}
+
+/**
+ * Below 2 threads in the pool that sends Distributed inserts on to the shards, those inserts
+ * stall (measured with libchdb 26.7); ClickHouse's own default is 16.
+ */
+const DISTRIBUTED_SEND_THREADS = 4
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+function clusterXml(node: ClusterNode): string {
+  if (!NAME.test(node.name)) throw new Error(`cluster name "${node.name}" is not a plain identifier`)
+  const shards = node.shards
+    .map(
+      (s) =>
+        `      <shard><internal_replication>false</internal_replication><replica><host>${xmlText(s.host)}</host><port>${s.tcpPort}</port></replica></shard>`,
+    )
+    .join('\n')
+  return `
+  <remote_servers>
+    <${node.name}>
+      <secret>${xmlText(node.secret)}</secret>
+${shards}
+    </${node.name}>
+  </remote_servers>
+  <macros>
+    <shard>${xmlText(node.macros.shard)}</shard>
+    <replica>${xmlText(node.macros.replica)}</replica>
+  </macros>
+  <background_distributed_schedule_pool_size>${DISTRIBUTED_SEND_THREADS}</background_distributed_schedule_pool_size>`
+}
+
+/**
  * Writes config.xml and users.xml for clickhouse-local; returns the config file's path. Analysts
  * may read `database` only.
  */
@@ -102,11 +149,12 @@ export function writeServerConfig(
   database: string,
   /** Where the server sees `dataDir`: the same path, or CONTAINED_DATA_DIR when contained. */
   engineDir: string,
+  cluster?: ClusterNode,
 ): string {
   const configPath = join(dataDir, FILES.config)
   mkdirSync(join(dataDir, FILES.userFiles), { recursive: true, mode: 0o700 })
   writeAtomically(join(dataDir, FILES.users), usersXml(credentials, database))
-  writeAtomically(configPath, configXml(engineDir))
+  writeAtomically(configPath, configXml(engineDir, cluster))
   return configPath
 }
 
@@ -123,14 +171,14 @@ function writeAtomically(path: string, text: string): void {
 // The file paths a query may name are an empty directory of the server's own (clickhouse-local
 // does not enforce them, the containment does; they are set for depth). UTC whatever the host's
 // zone: the contained server has no /etc/localtime, and times must not depend on where it runs.
-const configXml = (engineDir: string) => `<clickhouse>
+const configXml = (engineDir: string, cluster?: ClusterNode) => `<clickhouse>
   <user_directories>
     <users_xml><path>${FILES.users}</path></users_xml>
   </user_directories>
   <user_files_path>${xmlText(join(engineDir, FILES.userFiles))}/</user_files_path>
   <format_schema_path>${xmlText(join(engineDir, FILES.userFiles))}/</format_schema_path>
   <timezone>UTC</timezone>
-  <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
+  <shutdown_wait_unfinished>1</shutdown_wait_unfinished>${cluster ? clusterXml(cluster) : ''}
   <logger>
     <size>20M</size>
     <count>3</count>

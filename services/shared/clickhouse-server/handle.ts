@@ -3,6 +3,7 @@
  * a started (or attached) server. Apart from server.ts so that spawn.ts, which builds the handle of
  * a server it started, and server.ts, which calls it, do not import each other.
  */
+import type { ClusterNode } from './config.ts'
 import type { ContainmentMode } from './containment.ts'
 
 interface ServerLog {
@@ -25,6 +26,8 @@ export interface ClickHouseServerOptions {
   httpPort?: number
   /** The database the read-only `analyst` user may read. Default `default`. */
   analystDatabase?: string
+  /** Makes the server a node of a cluster (config.ts ClusterNode): TCP, remote_servers, macros. */
+  cluster?: ClusterNode
   /** How long start may take in all, ClickHouse loading its tables included. Default 30 s. */
   deadlineMs?: number
   /** How long stop() waits for a clean exit before SIGKILL. Default 15 s. */

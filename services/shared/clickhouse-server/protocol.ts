@@ -11,6 +11,8 @@ export interface ChildOptions {
   dataDir: string
   /** 0: the kernel picks a free port and the child reports it. */
   httpPort: number
+  /** A node of a cluster also listens on ClickHouse's native TCP protocol, on this port. */
+  tcpPort?: number
   username: string
   password: string
   /** How long the child lets ClickHouse shut down on its own before it ends the process itself. */

@@ -64,7 +64,7 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
     mkdirSync(join(dataDir, FILES.root), { recursive: true, mode: 0o755 })
     const containment = planContainment(options.containment ?? 'auto', dataDir)
     const engineDir = containment.sandbox ? CONTAINED_DATA_DIR : dataDir
-    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default', engineDir)
+    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default', engineDir, options.cluster)
     // Made by this process: the contained server's user must own them.
     containment.handOver?.()
     const owned = await spawnServer(options, credentials, containment, deadline)

@@ -97,6 +97,7 @@ export function spawnServer(
       libchdbPath: libchdbPath(),
       dataDir,
       httpPort: options.httpPort ?? 0,
+      ...(options.cluster ? { tcpPort: options.cluster.tcpPort } : {}),
       username: credentials.username,
       password: credentials.password,
       stopGraceMs: stopDeadlineMs + CHILD_GRACE_EXTRA_MS,

@@ -12,6 +12,7 @@ import type { ClickHouseServer } from '../clickhouse-server/handle.ts'
 import { startClickHouseServer } from '../clickhouse-server/server.ts'
 import type { Config } from '../config.ts'
 import type { Logger } from '../logger.ts'
+import { type ClickHouseLayout, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
 import { sqlViewsDatabase } from './sql-views.ts'
 import { timed } from './timed.ts'
 
@@ -33,6 +34,10 @@ export interface ClickHouseHandle {
   analyst?: { engineUrl: string; username: string; password: string }
   /** Where it runs, for logs: the server's address without credentials. */
   describe: string
+  /** One node, or the cluster TALLY_CLICKHOUSE_CLUSTER names (cluster-ddl.ts). */
+  layout: ClickHouseLayout
+  /** Per-node cluster DDL: a client for each of TALLY_CLICKHOUSE_CLUSTER_NODES; else absent. */
+  nodes?: ClickHouseClient[]
   /** The embedded server this process started or attached to; absent with CLICKHOUSE_URL. */
   embedded?: {
     endpoint: string
@@ -56,6 +61,25 @@ const settings: ClickHouseSettings = {
 }
 
 /**
+ * On a cluster, a subquery of `IN` or `JOIN` over a Distributed table inside a query over another
+ * (the session page's `session_id IN (SELECT … FROM session_hours …)`, the top-N dimensions of
+ * metrics) is refused by ClickHouse's default (`deny`). `allow` runs the subquery as written on
+ * each shard, over the whole cluster: the answer is one node's, at the cost of each shard asking
+ * every shard. `global` (run once, sent to the shards) refuses the session page's nested IN on
+ * 26.7 ("Invalid local IN function name globalIn"); `local` (each shard's own rows) suits
+ * subqueries keyed by session, a session living on one shard, but gives each shard its own top N
+ * of metrics' dimensions.
+ */
+const CLUSTER_SETTINGS: ClickHouseSettings = {
+  distributed_product_mode: 'allow',
+  // An insert into a Distributed table returns once every shard has its rows, not once they are
+  // queued on the node Tally asked: the ingest commits its Kafka offsets only for rows on their
+  // shard, and the intake's look-up of a re-sent id sees a row as soon as its insert returned. A
+  // shard that is down fails the insert, which the ingest retries, instead of a queue filling.
+  distributed_foreground_insert: 1,
+}
+
+/**
  * ClickHouse over HTTP, always through @clickhouse/client: at CLICKHOUSE_URL, or else a local
  * server run from the library the chdb package installs, with its data under
  * $TALLY_DATA_DIR/clickhouse-server (started by the first Tally process on that directory; the
@@ -64,14 +88,43 @@ const settings: ClickHouseSettings = {
 export async function openClickHouse(config: Config, log: Logger): Promise<ClickHouseHandle> {
   const database = config.CLICKHOUSE_DATABASE
   if (config.CLICKHOUSE_URL) {
-    const client = await connect(
-      config.CLICKHOUSE_URL,
-      database,
-      config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
-      log,
-    )
+    const layout: ClickHouseLayout = config.TALLY_CLICKHOUSE_CLUSTER
+      ? {
+          kind: 'cluster',
+          cluster: config.TALLY_CLICKHOUSE_CLUSTER,
+          database,
+          ddl: config.TALLY_CLICKHOUSE_CLUSTER_NODES.length > 0 ? 'per-node' : 'on-cluster',
+        }
+      : SINGLE_NODE
+    const timeout = config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT
+    const nodes: ClickHouseClient[] = []
+    const closeAll = () => Promise.all(nodes.map((n) => n.close())).then(() => {})
+    try {
+      // Each node's database first: the Distributed tables of one node name the others'.
+      for (const url of config.TALLY_CLICKHOUSE_CLUSTER_NODES)
+        nodes.push(await connect(url, database, timeout, log))
+    } catch (err) {
+      await closeAll()
+      throw err
+    }
+    let client: ClickHouseClient
+    try {
+      client = await connect(
+        config.CLICKHOUSE_URL,
+        database,
+        timeout,
+        log,
+        onCluster(layout),
+        layout.kind === 'cluster' ? CLUSTER_SETTINGS : {},
+      )
+    } catch (err) {
+      await closeAll()
+      throw err
+    }
     return {
       client,
+      layout,
+      ...(nodes.length > 0 ? { nodes } : {}),
       ...(config.CLICKHOUSE_SQL_URL ? { sqlUrl: config.CLICKHOUSE_SQL_URL } : {}),
       ...(config.CLICKHOUSE_ANALYST_URL && config.TALLY_ANALYST_PASSWORD
         ? {
@@ -82,8 +135,13 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
             },
           }
         : {}),
-      describe: config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@'),
-      close: () => client.close(),
+      describe:
+        config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@') +
+        (layout.kind === 'cluster' ? ` (cluster ${layout.cluster}, DDL ${layout.ddl})` : ''),
+      close: async () => {
+        await client.close()
+        await closeAll()
+      },
     }
   }
   const dataDir = resolve(config.TALLY_DATA_DIR, 'clickhouse-server')
@@ -114,6 +172,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
       username: server.analyst.username,
       password: config.TALLY_ANALYST_PASSWORD ?? server.analyst.password,
     },
+    layout: SINGLE_NODE,
     describe: `embedded server ${server.endpoint} (${dataDir}${server.attached ? ', attached' : ''})`,
     embedded: {
       endpoint: server.endpoint,
@@ -151,19 +210,28 @@ async function connect(
   database: string,
   timeoutMs: number,
   log: Logger,
+  /** ` ON CLUSTER <name>` when the database is created on every node at once. */
+  onCluster = '',
+  extra: ClickHouseSettings = {},
 ): Promise<ClickHouseClient> {
   const logged = { LoggerClass: clientLogger(log) }
   if (database !== 'default') {
     const admin = createClient({ url, request_timeout: timeoutMs, log: logged })
     try {
       // The name matched CLICKHOUSE_DATABASE's identifier rule in the config: no quoting needed.
-      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` })
+      await admin.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}${onCluster}` })
     } finally {
       await admin.close()
     }
   }
   return timed(
-    createClient({ url, database, clickhouse_settings: settings, request_timeout: timeoutMs, log: logged }),
+    createClient({
+      url,
+      database,
+      clickhouse_settings: { ...settings, ...extra },
+      request_timeout: timeoutMs,
+      log: logged,
+    }),
   )
 }
 

@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client'
+import { type ClickHouseLayout, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
 import { REQUEST_COLUMNS, REQUEST_TABLE } from './request-table.ts'
 
 /**
@@ -126,16 +127,32 @@ export const SQL_VIEWS: readonly SqlView[] = [requests, sessions]
  * Creates (or replaces, so a new column shows) the views. Run by Tally's own user at every start,
  * after the migrations: the definer must be the user that owns the tables.
  */
-export async function ensureSqlViews(client: ClickHouseClient, database: string): Promise<void> {
+export async function ensureSqlViews(
+  client: ClickHouseClient,
+  database: string,
+  layout: ClickHouseLayout = SINGLE_NODE,
+  nodes: readonly ClickHouseClient[] = [client],
+): Promise<void> {
+  // ON CLUSTER reaches every node from one; per-node DDL is sent to each.
+  for (const node of onCluster(layout) ? [client] : nodes)
+    for (const query of sqlViewStatements(database, layout))
+      await node.command({
+        query,
+        // The definition calls getClientHTTPHeader, which ClickHouse checks when it creates the view.
+        clickhouse_settings: { allow_get_client_http_header: 1 },
+      })
+}
+
+/** The views' database and views, ON CLUSTER when the layout's DDL is. */
+export function sqlViewStatements(database: string, layout: ClickHouseLayout = SINGLE_NODE): string[] {
   const views = sqlViewsDatabase(database)
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${views}` })
-  for (const view of SQL_VIEWS) {
-    await client.command({
-      query:
-        `CREATE OR REPLACE VIEW ${views}.${view.name} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
+  const on = onCluster(layout)
+  return [
+    `CREATE DATABASE IF NOT EXISTS ${views}${on}`,
+    ...SQL_VIEWS.map(
+      (view) =>
+        `CREATE OR REPLACE VIEW ${views}.${view.name}${on} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
         `AS ${view.select(database)}`,
-      // The definition calls getClientHTTPHeader, which ClickHouse checks when it creates the view.
-      clickhouse_settings: { allow_get_client_http_header: 1 },
-    })
-  }
+    ),
+  ]
 }

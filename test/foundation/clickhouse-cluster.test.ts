@@ -1,0 +1,376 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
+import {
+  type ClickHouseLayout,
+  ledgerDdl,
+  localTable,
+  planStatements,
+} from '../../services/shared/clickhouse/cluster-ddl.ts'
+import {
+  ensureSqlViews,
+  SQL_ORGANIZATION_HEADER,
+  SQL_VIEWS,
+  type SqlView,
+  sqlViewStatements,
+} from '../../services/shared/clickhouse/sql-views.ts'
+import type { ClickHouseServer } from '../../services/shared/clickhouse-server/handle.ts'
+import { startClickHouseServer } from '../../services/shared/clickhouse-server/server.ts'
+import { loadConfig } from '../../services/shared/config.ts'
+import { type Engines, openEngines, SCHEMAS_DIR } from '../../services/shared/engines.ts'
+import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import { migrateClickHouse, readMigrations, splitStatements } from '../../services/shared/migrate.ts'
+import { freePort } from '../../services/shared/net.ts'
+import { createShutdown, type Shutdown } from '../../services/shared/shutdown.ts'
+import { body, count, insert, sessions } from '../sessions/client.ts'
+import { callApi } from '../support/api.ts'
+import { insertEvents } from '../support/clickhouse.ts'
+import { sampleEvent } from '../support/events.ts'
+import { clickhouseEnv, engines, startTestTally, type TestTally } from '../support/harness.ts'
+
+const log = pino({ level: 'silent' })
+const CI = process.env.CI === 'true' || process.env.CI === '1'
+const CLUSTER = 'tally_cluster'
+const DATABASE = 'tally_sharded'
+const quiet = { info() {}, warn() {}, error: (obj: object, msg: string) => console.error(msg, obj) }
+
+async function rows<T>(client: { query: ClickHouseHandle['client']['query'] }, query: string): Promise<T[]> {
+  return (await client.query({ query, format: 'JSONEachRow' })).json<T>()
+}
+
+async function formatted(client: ClickHouseClient, statement: string): Promise<string[]> {
+  const rs = await client.query({
+    query: 'SELECT formatQuerySingleLine({statement:String}) AS text',
+    query_params: { statement },
+    format: 'JSONEachRow',
+  })
+  return (await rs.json<{ text: string }>()).map((r) => r.text)
+}
+
+/** A client of its own; refusals the test expects are not logged. */
+const connect = (url: string, options: Parameters<typeof createClient>[0] = {}) =>
+  createClient({ url, request_timeout: 10_000, log: { level: ClickHouseLogLevel.OFF }, ...options })
+
+/** Every statement Tally's migrations and views run, in a layout. */
+async function allStatements(layout: ClickHouseLayout, database: string): Promise<string[]> {
+  const tables = new Set<string>()
+  const files = await readMigrations(`${SCHEMAS_DIR}clickhouse`)
+  return [
+    ...ledgerDdl(layout),
+    ...files.flatMap((f) => planStatements(splitStatements(f.sql), layout, tables).map((s) => s.sql)),
+    ...sqlViewStatements(database, layout),
+  ]
+}
+
+describe('ClickHouse cluster DDL', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tally-cluster-'))
+  const servers: ClickHouseServer[] = []
+  let shutdown: Shutdown
+  let tally: Engines
+  let single: ClickHouseHandle
+
+  beforeAll(async () => {
+    const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+    const [http1, tcp1, http2, tcp2] = ports as [number, number, number, number]
+    const secret = randomBytes(24).toString('base64url')
+    const shards = [
+      { host: '127.0.0.1', tcpPort: tcp1 },
+      { host: '127.0.0.1', tcpPort: tcp2 },
+    ]
+    // Two servers from the same libchdb, one shard each; one secrets directory: the same users.
+    servers.push(
+      ...(await Promise.all(
+        [
+          { httpPort: http1, tcpPort: tcp1, shard: '01' },
+          { httpPort: http2, tcpPort: tcp2, shard: '02' },
+        ].map(({ httpPort, tcpPort, shard }) =>
+          startClickHouseServer({
+            dataDir: join(dir, `node${shard}`),
+            secretsDir: join(dir, 'secrets'),
+            containment: CI ? 'required' : 'auto',
+            httpPort,
+            analystDatabase: DATABASE,
+            cluster: { tcpPort, name: CLUSTER, secret, shards, macros: { shard, replica: 'r1' } },
+            log: quiet,
+          }),
+        ),
+      )),
+    )
+    const [node1, node2] = servers as [ClickHouseServer, ClickHouseServer]
+    // Tally as production composes it, told the cluster by its two variables.
+    const config = loadConfig({
+      CLICKHOUSE_URL: node1.url,
+      CLICKHOUSE_SQL_URL: node1.sqlUrl,
+      CLICKHOUSE_DATABASE: DATABASE,
+      TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
+      TALLY_CLICKHOUSE_CLUSTER_NODES: `${node1.url},${node2.url}`,
+      DATABASE_URL: engines().postgresUrl,
+    })
+    shutdown = createShutdown(log, 10_000)
+    tally = await openEngines(config, log, shutdown, { postgres: true, clickhouse: true })
+    // The same schema on one node, for the answers to compare with.
+    single = await openClickHouse(
+      loadConfig({ ...clickhouseEnv(), CLICKHOUSE_DATABASE: `single_${process.pid}` }),
+      log,
+    )
+    await migrateClickHouse(single.client, `${SCHEMAS_DIR}clickhouse`, log)
+    await ensureSqlViews(single.client, `single_${process.pid}`)
+  }, 120_000)
+
+  afterAll(async () => {
+    await single?.client.command({ query: `DROP DATABASE IF EXISTS single_${process.pid}` })
+    await single?.close()
+    await shutdown?.run('test finished')
+    await Promise.all(servers.map((s) => s.stop()))
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('production form (ON CLUSTER, Replicated, macros) parses on the real server', async () => {
+    const layout: ClickHouseLayout = {
+      kind: 'cluster',
+      cluster: CLUSTER,
+      database: 'tally',
+      ddl: 'on-cluster',
+    }
+    const statements = await allStatements(layout, 'tally')
+    const node = (servers[0] as ClickHouseServer).url
+    const client = connect(node)
+    try {
+      for (const statement of statements) {
+        // Parsed, not run (this server has no DDL worker nor Keeper): formatQuery answers the
+        // statement as the server's parser read it, and throws on one it cannot parse.
+        const [parsed] = await formatted(client, statement)
+        // DDL goes ON CLUSTER; the backfill INSERT runs once, through the Distributed tables.
+        if (statement.startsWith('INSERT')) expect(parsed).toMatch(/^INSERT INTO session_hours SELECT /)
+        else expect(parsed, statement).toMatch(/ ON CLUSTER tally_cluster\b/)
+      }
+      expect(statements.join('\n')).toContain(
+        "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/tally/request_response_rmt_local', '{replica}', ingested_at)",
+      )
+      expect(statements.join('\n')).toContain(
+        "CREATE TABLE IF NOT EXISTS request_response_rmt ON CLUSTER tally_cluster AS request_response_rmt_local ENGINE = Distributed('tally_cluster', 'tally', 'request_response_rmt_local', cityHash64(organization_id, if(session_id = '', toString(request_id), session_id)))",
+      )
+      // Measured limit: the embedded server (a node of that cluster) has no DDL worker: it refuses to run them.
+      await expect(client.command({ query: statements[0] as string })).rejects.toThrow(
+        'Replicated DDL queries are disabled',
+      )
+      // The check can fail: a statement the server cannot parse is refused.
+      await expect(formatted(client, 'CREATE TABLE x ON CLUSTER ENGINE = Distributed(')).rejects.toThrow(
+        /Syntax error/,
+      )
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("refuses callers' SQL through the governed views (measured limit: shards check the caller's grants)", async () => {
+    // With an interserver secret a shard runs its part of a query as the user that started it;
+    // a SQL SECURITY DEFINER view's rights do not travel with it. Callers' SQL on a cluster is
+    // therefore refused, never answered with rows the view would not show.
+    const client = connect((servers[0] as ClickHouseServer).sqlUrl, {
+      database: `sql_${DATABASE}`,
+      http_headers: { [SQL_ORGANIZATION_HEADER]: randomUUID() },
+    })
+    try {
+      await expect(rows(client, 'SELECT count() FROM sessions')).rejects.toThrow(
+        /Not enough privileges.*request_response_rmt_local/,
+      )
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('with TALLY_CLICKHOUSE_CLUSTER, builds local and Distributed tables and the views on every node', async () => {
+    for (const server of servers) {
+      const client = connect(server.url)
+      try {
+        const tables = await rows<{ database: string; name: string; engine: string }>(
+          client,
+          `SELECT database, name, engine FROM system.tables
+           WHERE database IN ('${DATABASE}', 'sql_${DATABASE}') AND name NOT LIKE 'schema_migration%' ORDER BY database, name`,
+        )
+        expect(tables).toEqual([
+          { database: `sql_${DATABASE}`, name: 'requests', engine: 'View' },
+          { database: `sql_${DATABASE}`, name: 'sessions', engine: 'View' },
+          { database: DATABASE, name: 'request_response_rmt', engine: 'Distributed' },
+          { database: DATABASE, name: 'request_response_rmt_local', engine: 'ReplacingMergeTree' },
+          { database: DATABASE, name: 'session_hours', engine: 'Distributed' },
+          { database: DATABASE, name: 'session_hours_local', engine: 'AggregatingMergeTree' },
+          { database: DATABASE, name: 'session_hours_mv', engine: 'MaterializedView' },
+        ])
+      } finally {
+        await client.close()
+      }
+    }
+  })
+
+  it('refuses to migrate a database built for the other layout', async () => {
+    // The cluster's database, opened as one node: its request_response_rmt is Distributed.
+    const client = connect((servers[1] as ClickHouseServer).url, { database: DATABASE })
+    try {
+      await expect(migrateClickHouse(client, `${SCHEMAS_DIR}clickhouse`, log)).rejects.toThrow(
+        'clickhouse table request_response_rmt is Distributed: the database was built for a cluster, and TALLY_CLICKHOUSE_CLUSTER is unset',
+      )
+    } finally {
+      await client.close()
+    }
+    // One node's database, opened as a cluster.
+    const layout: ClickHouseLayout = {
+      kind: 'cluster',
+      cluster: CLUSTER,
+      database: DATABASE,
+      ddl: 'per-node',
+    }
+    await expect(
+      migrateClickHouse(single.client, `${SCHEMAS_DIR}clickhouse`, log, { layout }),
+    ).rejects.toThrow(
+      'is ReplacingMergeTree: the database was built for one node, and TALLY_CLICKHOUSE_CLUSTER is set',
+    )
+  })
+
+  it("puts a session's rows on one shard, and answers session queries as one node does", async () => {
+    const ch = tally.clickhouse as ClickHouseHandle
+    const org = randomUUID()
+    const events: RequestEvent[] = []
+    for (let s = 0; s < 12; s++)
+      for (let r = 0; r < 3; r++)
+        events.push(
+          sampleEvent({
+            organization_id: org,
+            session_id: `session-${s}`,
+            created_at: new Date(Date.UTC(2026, 10, 1, s, r)),
+            cost_usd: s + r / 10,
+            model: r === 0 ? 'gpt-4o' : 'gpt-4o-mini',
+          }),
+        )
+    // Requests without a session, and a re-sent request (the same id and created_at, newer row).
+    events.push(...[0, 1, 2, 3].map(() => sampleEvent({ organization_id: org, session_id: '' })))
+    const resent = { ...(events[0] as RequestEvent), cost_usd: 99 }
+    for (const target of [ch, single]) {
+      await insertEvents(target, events)
+      await insertEvents(target, [resent])
+    }
+    // No flush: Tally's client inserts in the foreground, so the rows are on their shards once
+    // the insert returned (distributed_foreground_insert).
+
+    const perNode = await Promise.all(
+      servers.map(async (server) => {
+        const client = connect(server.url, { database: DATABASE })
+        try {
+          return await rows<{ session_id: string; n: number }>(
+            client,
+            `SELECT session_id, toUInt32(count()) AS n FROM ${localTable('request_response_rmt')}
+             WHERE organization_id = '${org}' AND session_id != '' GROUP BY session_id`,
+          )
+        } finally {
+          await client.close()
+        }
+      }),
+    )
+    const placed = perNode.map((r) => r.map((s) => s.session_id))
+    // Both shards hold sessions, and no session is on both.
+    expect(placed[0]?.length).toBeGreaterThan(0)
+    expect(placed[1]?.length).toBeGreaterThan(0)
+    expect([...(placed[0] ?? []), ...(placed[1] ?? [])].sort()).toEqual(
+      Array.from({ length: 12 }, (_, s) => `session-${s}`).sort(),
+    )
+
+    // The governed view's own SELECT (one organization's sessions, FINAL), run as Tally's user with
+    // the organization's header, on the cluster and on one node.
+    const sessionsView = SQL_VIEWS.find((v) => v.name === 'sessions') as SqlView
+    const sessions = async (url: string, database: string) => {
+      const client = connect(url, {
+        database,
+        http_headers: { [SQL_ORGANIZATION_HEADER]: org },
+        clickhouse_settings: { allow_get_client_http_header: 1 },
+      })
+      try {
+        return await rows<Record<string, unknown>>(
+          client,
+          `SELECT session_id, requests, round(cost, 6) AS cost, first_request_at, last_request_at, arraySort(models) AS models
+           FROM (${sessionsView.select(database)}) ORDER BY session_id`,
+        )
+      } finally {
+        await client.close()
+      }
+    }
+    const onCluster = await sessions((servers[0] as ClickHouseServer).url, DATABASE)
+    const onOne = await sessions(engines().clickhouseUrl, `single_${process.pid}`)
+    expect(onCluster).toHaveLength(12)
+    expect(onCluster).toEqual(onOne)
+    // The re-sent request replaced its first copy on its shard (FINAL), as on one node.
+    expect(onCluster.find((s) => s.session_id === 'session-0')?.cost).toBeCloseTo(99 + 0.1 + 0.2, 6)
+
+    // The rollup the materialized view keeps on each shard, read through its Distributed table.
+    const hours = `SELECT session_id, min(first_request_at) AS first, max(last_request_at) AS last
+      FROM session_hours WHERE organization_id = '${org}' GROUP BY session_id ORDER BY session_id`
+    expect(await rows(ch.client, hours)).toEqual(await rows(single.client, hours))
+  })
+  it("answers the API's session pages and counts on the cluster as on one node", async () => {
+    const node1 = servers[0] as ClickHouseServer
+    // The whole of Tally in this process on the cluster, and one on a single node, sharing Postgres.
+    const onCluster = await startTestTally({
+      env: {
+        CLICKHOUSE_URL: node1.url,
+        CLICKHOUSE_SQL_URL: '',
+        CLICKHOUSE_ANALYST_URL: '',
+        CLICKHOUSE_DATABASE: 'tally_api',
+        TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
+        TALLY_CLICKHOUSE_CLUSTER_NODES: servers.map((s) => s.url).join(','),
+      },
+    })
+    const onOne = await startTestTally()
+    try {
+      const org = await onCluster.newOrg()
+      const events = Array.from({ length: 30 }, (_, i) =>
+        sampleEvent({
+          organization_id: org.organizationId,
+          session_id: i % 10 === 9 ? '' : `s-${i % 7}`,
+          session_name: `name ${i % 7}`,
+          created_at: new Date(Date.UTC(2026, 10, 1, i, i)),
+          // Eighths: sums are exact whatever order the shards add them in.
+          cost_usd: i / 8,
+          latency_ms: 100 + i,
+          user_id: `u${i % 3}`,
+          model: ['gpt-4o', 'gpt-4o-mini', 'claude', 'mistral'][i % 4] as string,
+        }),
+      )
+      for (const tally of [onCluster, onOne]) {
+        await insert(tally, events)
+        // Written again, as a redelivery does: FINAL must not count it twice.
+        await insert(tally, events.slice(0, 5))
+      }
+      const page = await sessions(onCluster, org, body())
+      expect(page).toHaveLength(7)
+      expect(page).toEqual(await sessions(onOne, org, body()))
+      expect(await count(onCluster, org, body())).toBe(await count(onOne, org, body()))
+      const byCost = body({ sort: { total_cost: 'desc' } })
+      expect(await sessions(onCluster, org, byCost)).toEqual(await sessions(onOne, org, byCost))
+      // Metrics' top N of a dimension over the whole organization, not per shard.
+      const metrics = async (tally: TestTally) => {
+        const res = await callApi(tally.app, 'POST', '/v1/metrics/query', {
+          as: org,
+          body: {
+            timeFilter: { startTimeUnixMs: Date.UTC(2026, 10, 1), endTimeUnixMs: Date.UTC(2026, 10, 3) },
+            measures: ['cost_sum', 'count'],
+            dimensions: ['model'],
+            limit: 2,
+          },
+        })
+        expect(res.status, res.error ?? '').toBe(200)
+        return res.data
+      }
+      const top = await metrics(onCluster)
+      expect(top.series.length).toBeGreaterThan(1)
+      expect(top).toEqual(await metrics(onOne))
+    } finally {
+      await onOne.close()
+      await onCluster.close()
+    }
+  })
+})
