@@ -6,6 +6,8 @@ import { type ClickHouseLayout, ledgerDdl, planStatements, SINGLE_NODE } from '.
 import type { Logger } from './logger.ts'
 import type { Sql } from './postgres.ts'
 
+type ReservedSql = Awaited<ReturnType<Sql['reserve']>>
+
 export interface Migration {
   version: number
   name: string
@@ -38,15 +40,41 @@ export async function readMigrations(dir: string): Promise<Migration[]> {
 const MIGRATION_LOCK = 7_461_679
 
 /**
- * Applies the migrations not yet recorded, each in its own transaction, under an advisory lock
- * so that several processes starting at once apply each file exactly once. A number recorded
- * under another name stops it: that database had another file applied under the number.
+ * Takes a session-level advisory lock on a reserved connection, waiting at most `timeoutMs`
+ * (lock_timeout) and then failing with an error that names the lock and who holds it.
  */
-export async function migratePostgres(sql: Sql, dir: string, log: Logger): Promise<number[]> {
+async function advisoryLock(reserved: ReservedSql, id: number, timeoutMs: number, holder: string) {
+  await reserved`select set_config('lock_timeout', ${`${timeoutMs}ms`}, false)`
+  try {
+    await reserved`select pg_advisory_lock(${id})`
+  } catch (err) {
+    if ((err as { code?: string }).code !== '55P03') throw err
+    throw new Error(`waited ${timeoutMs} ms for Postgres advisory lock ${id}, held by ${holder}`)
+  }
+  await reserved`select set_config('lock_timeout', '0', false)`
+}
+
+/**
+ * Applies the migrations not yet recorded, each in its own transaction, under an advisory lock
+ * so that several processes starting at once apply each file exactly once. Waiting for the lock
+ * ends after `lockTimeoutMs`. A number recorded under another name stops it: that database had
+ * another file applied under the number.
+ */
+export async function migratePostgres(
+  sql: Sql,
+  dir: string,
+  log: Logger,
+  lockTimeoutMs = 15 * 60_000,
+): Promise<number[]> {
   const migrations = await readMigrations(dir)
   const reserved = await sql.reserve()
   try {
-    await reserved`select pg_advisory_lock(${MIGRATION_LOCK})`
+    await advisoryLock(
+      reserved,
+      MIGRATION_LOCK,
+      lockTimeoutMs,
+      'another Tally process that is migrating Postgres (the Postgres migration lock)',
+    )
     await reserved`
       create table if not exists schema_migrations (
         version integer primary key,
@@ -107,17 +135,12 @@ export function postgresMigrationLock(sql: Sql, timeoutMs: number): MigrationLoc
   return async (run) => {
     const reserved = await sql.reserve()
     try {
-      await reserved`select set_config('lock_timeout', ${`${timeoutMs}ms`}, false)`
-      try {
-        await reserved`select pg_advisory_lock(${CLICKHOUSE_MIGRATION_LOCK})`
-      } catch (err) {
-        if ((err as { code?: string }).code !== '55P03') throw err
-        throw new Error(
-          `waited ${timeoutMs} ms for the ClickHouse migration lock (Postgres advisory lock ${CLICKHOUSE_MIGRATION_LOCK}), ` +
-            'held by another Tally process that is migrating ClickHouse',
-        )
-      }
-      await reserved`select set_config('lock_timeout', '0', false)`
+      await advisoryLock(
+        reserved,
+        CLICKHOUSE_MIGRATION_LOCK,
+        timeoutMs,
+        'another Tally process that is migrating ClickHouse (the ClickHouse migration lock)',
+      )
       try {
         return await run()
       } finally {

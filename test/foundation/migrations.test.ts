@@ -42,6 +42,29 @@ describe('postgres migrations', () => {
     }
   })
 
+  it("wait for another process's migration lock only so long, then fail naming it", async () => {
+    const holder = await admin.reserve()
+    const pool = postgres(engines().postgresUrl, { onnotice: () => {}, max: 1 })
+    try {
+      // The lock every Tally process takes to migrate Postgres, held as a stuck process would.
+      await holder`select pg_advisory_lock(7461679)`
+      await expect(migratePostgres(pool, `${SCHEMAS_DIR}postgres`, log, 300)).rejects.toThrow(
+        'waited 300 ms for Postgres advisory lock 7461679, held by another Tally process that is migrating Postgres',
+      )
+    } finally {
+      await holder`select pg_advisory_unlock(7461679)`
+      holder.release()
+      await pool.end()
+    }
+    // Released, the same run goes through.
+    const again = postgres(engines().postgresUrl, { onnotice: () => {}, max: 1 })
+    try {
+      await expect(migratePostgres(again, `${SCHEMAS_DIR}postgres`, log, 300)).resolves.toEqual([])
+    } finally {
+      await again.end()
+    }
+  })
+
   it('refuse a database whose record gives one of their numbers to another file', async () => {
     const schema = `migrate_${randomUUID().replaceAll('-', '')}`
     await admin.unsafe(`create schema ${schema}`)
