@@ -33,8 +33,14 @@ export function messageProblems(message: string): string[] {
   return problems
 }
 
+/**
+ * The repository is the one at `cwd`: git's own variables (GIT_DIR and the like, set when this
+ * runs under a git command such as `rebase --exec`) would point it elsewhere.
+ */
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')))
+
 const git = (args: string[], cwd: string) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 
 function hasCommit(rev: string, cwd: string): boolean {
   try {

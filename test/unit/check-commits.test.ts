@@ -11,9 +11,16 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
+/**
+ * The environment without git's own variables: run from a git command (a `rebase --exec`, a hook)
+ * GIT_DIR and the like would point these throwaway repositories' commands at the real one.
+ */
+const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')))
+
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
     cwd,
+    env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   }).trim()
@@ -35,7 +42,7 @@ function repository(messages: string[]): { dir: string; base: string } {
 }
 
 const run = (cwd: string, base: string) =>
-  spawnSync(process.execPath, [SCRIPT, '--base', base], { cwd, encoding: 'utf8' })
+  spawnSync(process.execPath, [SCRIPT, '--base', base], { cwd, env, encoding: 'utf8' })
 
 describe('the commit message check', () => {
   it('takes a subject of up to 72 characters, alone or with a body below a blank line', () => {
