@@ -4,6 +4,9 @@
  *   services/shared and their own folder: never from each other, never from services/standalone;
  * - services/shared imports from none of them;
  * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework;
+ * - inside services/api, the layers: the files at its top (app.ts, role.ts, main.ts) compose and
+ *   no folder imports them; http/ (HTTP plumbing) imports no other folder; every other folder is a
+ *   domain and imports another domain only through that domain's interface.ts;
  * - no module under services/ imports itself again through others: no import cycle, type-only
  *   imports included (a cycle of types is still two modules that cannot be read apart).
  * Imports are resolved to files, so no spelling of a path slips through. Exits 1 naming each
@@ -27,6 +30,11 @@ const CONSUMER_ENTRIES = [
   'services/dispatcher/main.ts',
   'services/exporter/main.ts',
 ]
+
+/** The API's HTTP plumbing: every domain may use it, it uses no domain. */
+const API_PLUMBING = 'http'
+/** The one file of a domain folder of services/api that other domains may import. */
+const DOMAIN_INTERFACE = 'interface.ts'
 
 interface Import {
   specifier: string
@@ -80,6 +88,14 @@ export function checkArchitecture(root: string): string[] {
     }
   }
 
+  for (const [file, imports] of graph) {
+    for (const { specifier } of imports) {
+      if (!specifier.startsWith('.')) continue
+      const wrong = apiLayerViolation(root, file, resolve(dirname(file), specifier))
+      if (wrong) violations.push(`${relative(root, file)} imports ${specifier}: ${wrong}`)
+    }
+  }
+
   for (const entry of CONSUMER_ENTRIES) {
     const seen = new Set<string>()
     const visit = (file: string, chain: string[]) => {
@@ -102,6 +118,24 @@ export function checkArchitecture(root: string): string[] {
     )
   }
   return violations.sort()
+}
+
+/**
+ * Why an import from `file` to `target` breaks the layers of services/api, if it does. A path
+ * inside services/api is its top (a file right under it) or a folder: http/ or a domain.
+ */
+function apiLayerViolation(root: string, file: string, target: string): string | undefined {
+  const api = join(root, 'services/api')
+  const from = relative(api, file).split('/')
+  const to = relative(api, target).split('/')
+  if (from[0] === '..' || to[0] === '..' || from.length === 1) return undefined
+  const [fromFolder, toFolder] = [from[0] as string, to[0] as string]
+  if (to.length === 1) return `services/api/${to[0]} composes the API: no folder of it imports it`
+  if (toFolder === fromFolder || toFolder === API_PLUMBING) return undefined
+  if (fromFolder === API_PLUMBING)
+    return `services/api/${API_PLUMBING} (HTTP plumbing) imports no domain: app.ts passes in what it needs`
+  if (to.length === 2 && to[1] === DOMAIN_INTERFACE) return undefined
+  return `services/api/${fromFolder} may import the domain ${toFolder} only through ${toFolder}/${DOMAIN_INTERFACE}`
 }
 
 /**
@@ -172,5 +206,5 @@ if (import.meta.main) {
   const violations = checkArchitecture(root)
   for (const v of violations) console.error(`architecture: ${v}`)
   if (violations.length > 0) process.exit(1)
-  console.log('architecture: the dependency rule holds, no import cycles')
+  console.log('architecture: the dependency rule and the API layers hold, no import cycles')
 }

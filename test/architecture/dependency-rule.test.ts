@@ -77,6 +77,39 @@ describe('the dependency rule', () => {
     ])
   })
 
+  it('names HTTP plumbing of the API importing a domain, however the path is spelled', () => {
+    const root = tree({
+      ...entries,
+      'services/api/http/auth.ts': "import type { Key } from '../keys/repo.ts'\n",
+      'services/api/http/openapi.ts': "import { w } from '../http/../webhooks/interface.ts'\n",
+      'services/api/http/envelope.ts': "import { z } from 'zod'\nimport { e } from '../../shared/log.ts'\n",
+      'services/api/http/paging.ts': "import { e } from './envelope.ts'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/api/http/auth.ts imports ../keys/repo.ts: services/api/http (HTTP plumbing) imports no domain: app.ts passes in what it needs',
+      'services/api/http/openapi.ts imports ../http/../webhooks/interface.ts: services/api/http (HTTP plumbing) imports no domain: app.ts passes in what it needs',
+    ])
+  })
+
+  it("names a domain importing another domain's inner file or the API's top; admits interface.ts and http/", () => {
+    const root = tree({
+      ...entries,
+      'services/api/otlp/mapping.ts': "import { intakeEvent } from '../requests/intake.ts'\n",
+      'services/api/otlp/routes.ts':
+        "import type { Intake } from '../requests/interface.ts'\nimport { ok } from '../http/envelope.ts'\n",
+      'services/api/sessions/deep/detail.ts': "import { toRecord } from '../../requests/record/fields.ts'\n",
+      'services/api/admin/routes.ts': "import { settings } from '../app.ts'\n",
+      'services/api/app.ts':
+        "import { otlpRoutes } from './otlp/routes.ts'\nimport { x } from './requests/service.ts'\n",
+      'services/api/role.ts': "import { createApp } from './app.ts'\n",
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/api/admin/routes.ts imports ../app.ts: services/api/app.ts composes the API: no folder of it imports it',
+      'services/api/otlp/mapping.ts imports ../requests/intake.ts: services/api/otlp may import the domain requests only through requests/interface.ts',
+      'services/api/sessions/deep/detail.ts imports ../../requests/record/fields.ts: services/api/sessions may import the domain requests only through requests/interface.ts',
+    ])
+  })
+
   it('names an import cycle, a type-only import closing it too', () => {
     const root = tree({
       ...entries,
@@ -91,7 +124,7 @@ describe('the dependency rule', () => {
     ])
   })
 
-  it('fails, exit code 1, on a copy of this repository with a cycle and a wrong-way import planted', () => {
+  it('fails, exit code 1, on a copy of this repository with a cycle and wrong-way imports planted', () => {
     const root = mkdtempSync(join(tmpdir(), 'tally-test-architecture-'))
     trees.push(root)
     cpSync(join(ROOT, 'services'), join(root, 'services'), { recursive: true })
@@ -104,10 +137,15 @@ describe('the dependency rule', () => {
 
     appendFileSync(join(root, 'services/shared/events/kafka-topics.ts'), "import './kafka-publisher.ts'\n")
     writeFileSync(join(root, 'services/shared/planted.ts'), "import { x } from '../ingest/handler.ts'\n")
+    // The API's layers: plumbing that reaches for a domain, a domain past another's interface.
+    appendFileSync(join(root, 'services/api/http/methods.ts'), "import '../webhooks/openapi.ts'\n")
+    appendFileSync(join(root, 'services/api/sessions/repo.ts'), "import '../requests/keyset.ts'\n")
     const result = run()
     expect(result.status).toBe(1)
     expect(result.stderr.trim().split('\n')).toEqual([
       'architecture: import cycle: services/shared/events/kafka-publisher.ts → services/shared/events/kafka-topics.ts → services/shared/events/kafka-publisher.ts',
+      'architecture: services/api/http/methods.ts imports ../webhooks/openapi.ts: services/api/http (HTTP plumbing) imports no domain: app.ts passes in what it needs',
+      'architecture: services/api/sessions/repo.ts imports ../requests/keyset.ts: services/api/sessions may import the domain requests only through requests/interface.ts',
       'architecture: services/shared/planted.ts imports ../ingest/handler.ts: services/shared may import only itself',
     ])
   })
