@@ -2,7 +2,9 @@
  * The dependency rule of docs/architecture.md, checked on the real import graph (`npm run lint`):
  * - services/api, services/ingest, services/dispatcher and services/exporter import only from
  *   services/shared and their own folder: never from each other, never from services/standalone;
- * - services/shared imports from none of them;
+ * - services/shared imports from none of them, and holds only what two of them (or the standalone
+ *   entry) load: a shared module that one alone loads, directly or through other shared modules,
+ *   belongs in that one's folder;
  * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework;
  * - inside services/api, the layers: the files at its top (app.ts, role.ts, main.ts) compose and
  *   no folder imports them; http/ (HTTP plumbing) imports no other folder; every other folder is a
@@ -88,6 +90,14 @@ export function checkArchitecture(root: string): string[] {
     }
   }
 
+  for (const [file, users] of sharedUsers(root, graph)) {
+    if (users.size !== 1) continue
+    const [user] = [...users]
+    violations.push(
+      `${relative(root, file)} is imported by services/${user} alone: shared holds what two use, move it there`,
+    )
+  }
+
   for (const [file, imports] of graph) {
     for (const { specifier } of imports) {
       if (!specifier.startsWith('.')) continue
@@ -118,6 +128,29 @@ export function checkArchitecture(root: string): string[] {
     )
   }
   return violations.sort()
+}
+
+/**
+ * For each module of services/shared, the folders outside it (api, ingest, …, standalone) whose
+ * modules import it, directly or through other shared modules.
+ */
+function sharedUsers(root: string, graph: ReadonlyMap<string, Import[]>): Map<string, Set<string>> {
+  const users = new Map<string, Set<string>>()
+  for (const file of graph.keys()) if (area(root, file) === 'shared') users.set(file, new Set())
+  for (const [file, imports] of graph) {
+    const user = area(root, file)
+    if (user === undefined || user === 'shared') continue
+    const reach = (target: string) => {
+      const seen = users.get(target)
+      if (!seen || seen.has(user)) return
+      seen.add(user)
+      for (const { specifier } of graph.get(target) ?? [])
+        if (specifier.startsWith('.')) reach(resolve(dirname(target), specifier))
+    }
+    for (const { specifier } of imports)
+      if (specifier.startsWith('.')) reach(resolve(dirname(file), specifier))
+  }
+  return users
 }
 
 /**

@@ -26,7 +26,7 @@ afterEach(() => {
 const entries = {
   'services/ingest/main.ts': "import { ingestRole } from './role.ts'\n",
   'services/ingest/role.ts': "import { log } from '../shared/log.ts'\n",
-  'services/dispatcher/main.ts': '',
+  'services/dispatcher/main.ts': "import { log } from '../shared/log.ts'\n",
   'services/shared/log.ts': 'export const log = 1\n',
 }
 
@@ -70,7 +70,8 @@ describe('the dependency rule', () => {
       ...entries,
       'services/shared/log.ts': "import type { FastifyInstance } from 'fastify'\nimport { z } from 'zod'\n",
       'services/dispatcher/main.ts': "import { h } from '../shared/http.ts'\n",
-      'services/shared/http.ts': "import Fastify from 'fastify'\n",
+      'services/shared/http.ts': "import Fastify from 'fastify'\nimport { log } from './log.ts'\n",
+      'services/api/app.ts': "import { h } from '../shared/http.ts'\n",
     })
     expect(checkArchitecture(root)).toEqual([
       'services/dispatcher/main.ts loads fastify at run time through ../shared/http.ts → fastify',
@@ -110,6 +111,25 @@ describe('the dependency rule', () => {
     ])
   })
 
+  it('names a shared module that one role alone imports, directly or through shared', () => {
+    const root = tree({
+      ...entries,
+      'services/api/app.ts': "import { limit } from '../shared/rate-limit.ts'\n",
+      'services/shared/rate-limit.ts':
+        "import { redis } from './redis/client.ts'\nimport { log } from './log.ts'\n",
+      'services/shared/redis/client.ts': 'export const redis = 1\n',
+      'services/exporter/main.ts': "import type { Log } from '../shared/log.ts'\n",
+      'services/standalone/main.ts': "import '../shared/process.ts'\n",
+      'services/shared/process.ts': 'export const run = 1\n',
+      'services/shared/unused.ts': 'export const nobody = 1\n',
+    })
+    expect(checkArchitecture(root)).toEqual([
+      'services/shared/process.ts is imported by services/standalone alone: shared holds what two use, move it there',
+      'services/shared/rate-limit.ts is imported by services/api alone: shared holds what two use, move it there',
+      'services/shared/redis/client.ts is imported by services/api alone: shared holds what two use, move it there',
+    ])
+  })
+
   it('names an import cycle, a type-only import closing it too', () => {
     const root = tree({
       ...entries,
@@ -140,12 +160,16 @@ describe('the dependency rule', () => {
     // The API's layers: plumbing that reaches for a domain, a domain past another's interface.
     appendFileSync(join(root, 'services/api/http/methods.ts'), "import '../webhooks/openapi.ts'\n")
     appendFileSync(join(root, 'services/api/sessions/repo.ts'), "import '../requests/keyset.ts'\n")
+    // Shared code that one role alone uses.
+    writeFileSync(join(root, 'services/shared/ingest-only.ts'), 'export const x = 1\n')
+    appendFileSync(join(root, 'services/ingest/handler.ts'), "import './../shared/ingest-only.ts'\n")
     const result = run()
     expect(result.status).toBe(1)
     expect(result.stderr.trim().split('\n')).toEqual([
       'architecture: import cycle: services/shared/events/kafka-publisher.ts → services/shared/events/kafka-topics.ts → services/shared/events/kafka-publisher.ts',
       'architecture: services/api/http/methods.ts imports ../webhooks/openapi.ts: services/api/http (HTTP plumbing) imports no domain: app.ts passes in what it needs',
       'architecture: services/api/sessions/repo.ts imports ../requests/keyset.ts: services/api/sessions may import the domain requests only through requests/interface.ts',
+      'architecture: services/shared/ingest-only.ts is imported by services/ingest alone: shared holds what two use, move it there',
       'architecture: services/shared/planted.ts imports ../ingest/handler.ts: services/shared may import only itself',
     ])
   })
