@@ -2,8 +2,13 @@
  * The dependency rule of docs/architecture.md, checked on the real import graph (`npm run lint`):
  * - services/api, services/ingest, services/dispatcher and services/exporter import only from
  *   services/shared and their own folder: never from each other, never from services/standalone;
- * - services/shared imports from none of them;
+ * - services/shared imports from none of them, and holds only what two of them (or the standalone
+ *   entry) load: a shared module that one alone loads, directly or through other shared modules,
+ *   belongs in that one's folder;
  * - what the ingest, dispatcher and exporter processes load at run time reaches no HTTP framework;
+ * - inside services/api, the layers: the files at its top (app.ts, role.ts, main.ts) compose and
+ *   no folder imports them; http/ (HTTP plumbing) imports no other folder; every other folder is a
+ *   domain and imports another domain only through that domain's interface.ts;
  * - no module under services/ imports itself again through others: no import cycle, type-only
  *   imports included (a cycle of types is still two modules that cannot be read apart).
  * Imports are resolved to files, so no spelling of a path slips through. Exits 1 naming each
@@ -27,6 +32,11 @@ const CONSUMER_ENTRIES = [
   'services/dispatcher/main.ts',
   'services/exporter/main.ts',
 ]
+
+/** The API's HTTP plumbing: every domain may use it, it uses no domain. */
+const API_PLUMBING = 'http'
+/** The one file of a domain folder of services/api that other domains may import. */
+const DOMAIN_INTERFACE = 'interface.ts'
 
 interface Import {
   specifier: string
@@ -80,6 +90,22 @@ export function checkArchitecture(root: string): string[] {
     }
   }
 
+  for (const [file, users] of sharedUsers(root, graph)) {
+    if (users.size !== 1) continue
+    const [user] = [...users]
+    violations.push(
+      `${relative(root, file)} is imported by services/${user} alone: shared holds what two use, move it there`,
+    )
+  }
+
+  for (const [file, imports] of graph) {
+    for (const { specifier } of imports) {
+      if (!specifier.startsWith('.')) continue
+      const wrong = apiLayerViolation(root, file, resolve(dirname(file), specifier))
+      if (wrong) violations.push(`${relative(root, file)} imports ${specifier}: ${wrong}`)
+    }
+  }
+
   for (const entry of CONSUMER_ENTRIES) {
     const seen = new Set<string>()
     const visit = (file: string, chain: string[]) => {
@@ -102,6 +128,47 @@ export function checkArchitecture(root: string): string[] {
     )
   }
   return violations.sort()
+}
+
+/**
+ * For each module of services/shared, the folders outside it (api, ingest, …, standalone) whose
+ * modules import it, directly or through other shared modules.
+ */
+function sharedUsers(root: string, graph: ReadonlyMap<string, Import[]>): Map<string, Set<string>> {
+  const users = new Map<string, Set<string>>()
+  for (const file of graph.keys()) if (area(root, file) === 'shared') users.set(file, new Set())
+  for (const [file, imports] of graph) {
+    const user = area(root, file)
+    if (user === undefined || user === 'shared') continue
+    const reach = (target: string) => {
+      const seen = users.get(target)
+      if (!seen || seen.has(user)) return
+      seen.add(user)
+      for (const { specifier } of graph.get(target) ?? [])
+        if (specifier.startsWith('.')) reach(resolve(dirname(target), specifier))
+    }
+    for (const { specifier } of imports)
+      if (specifier.startsWith('.')) reach(resolve(dirname(file), specifier))
+  }
+  return users
+}
+
+/**
+ * Why an import from `file` to `target` breaks the layers of services/api, if it does. A path
+ * inside services/api is its top (a file right under it) or a folder: http/ or a domain.
+ */
+function apiLayerViolation(root: string, file: string, target: string): string | undefined {
+  const api = join(root, 'services/api')
+  const from = relative(api, file).split('/')
+  const to = relative(api, target).split('/')
+  if (from[0] === '..' || to[0] === '..' || from.length === 1) return undefined
+  const [fromFolder, toFolder] = [from[0] as string, to[0] as string]
+  if (to.length === 1) return `services/api/${to[0]} composes the API: no folder of it imports it`
+  if (toFolder === fromFolder || toFolder === API_PLUMBING) return undefined
+  if (fromFolder === API_PLUMBING)
+    return `services/api/${API_PLUMBING} (HTTP plumbing) imports no domain: app.ts passes in what it needs`
+  if (to.length === 2 && to[1] === DOMAIN_INTERFACE) return undefined
+  return `services/api/${fromFolder} may import the domain ${toFolder} only through ${toFolder}/${DOMAIN_INTERFACE}`
 }
 
 /**
@@ -172,5 +239,5 @@ if (import.meta.main) {
   const violations = checkArchitecture(root)
   for (const v of violations) console.error(`architecture: ${v}`)
   if (violations.length > 0) process.exit(1)
-  console.log('architecture: the dependency rule holds, no import cycles')
+  console.log('architecture: the dependency rule and the API layers hold, no import cycles')
 }

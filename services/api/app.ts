@@ -11,7 +11,6 @@ import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ReadinessCheck } from '../shared/process/role.ts'
-import type { RateLimiter } from '../shared/rate-limit.ts'
 import type { Scratch } from '../shared/scratch.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
@@ -19,7 +18,7 @@ import { signedBlobRoutes } from './blobs/routes.ts'
 import { createExportRepo } from './exports/repo.ts'
 import { exportRoutes } from './exports/routes.ts'
 import { healthRoutes } from './health/routes.ts'
-import { createAuthenticator } from './http/auth.ts'
+import { authHook } from './http/auth.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from './http/errors.ts'
 import { installInputRules } from './http/inputs.ts'
@@ -27,6 +26,8 @@ import { trackRouteMethods } from './http/methods.ts'
 import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
 import { organizationLimits } from './http/rate-limit.ts'
+import type { RateLimiter } from './http/rate-limiter.ts'
+import { createPrincipalCache } from './keys/principals.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
 import { recordHttpMetrics } from './metrics/http.ts'
@@ -40,6 +41,7 @@ import { sessionRoutes } from './sessions/routes.ts'
 import type { SqlAccess } from './sql/engine-user.ts'
 import { sqlRoutes } from './sql/routes.ts'
 import { createSqlRunner } from './sql/runner.ts'
+import { webhookDeliveries } from './webhooks/openapi.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 
 export interface AppDeps {
@@ -140,16 +142,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxAge: 600,
     })
   }
-  await installOpenApi(app, () => apiUrl(app, deps.config))
+  await installOpenApi(app, () => apiUrl(app, deps.config), webhookDeliveries)
 
   await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())
   if (isFilesystemStore(deps.blobs)) await app.register(signedBlobRoutes(deps.blobs))
 
   const keys = createApiKeyRepo(deps.sql)
+  const exports = createExportRepo(deps.sql)
   const failures = createAuthFailureLimit(deps.rateLimiter, deps.config.TALLY_AUTH_FAILURES_PER_MINUTE)
-  const auth = await createAuthenticator(keys, deps.sql, deps.log, deps.config.TALLY_ADMIN_API_KEY, failures)
-  app.addHook('onClose', () => auth.close())
+  const principals = await createPrincipalCache(keys, deps.sql, deps.log)
+  app.addHook('onClose', () => principals.close())
 
   // The instance-admin API exists only with its key; without it /admin/v1 is an unknown route.
   if (deps.config.TALLY_ADMIN_API_KEY) {
@@ -160,7 +163,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         authFailures: failures,
         rateLimitPerMinute: deps.config.TALLY_RATE_LIMIT_PER_MINUTE,
         keys,
-        forgetKey: auth.forget,
+        exports,
+        forgetKey: principals.forget,
         exportLeaseMs: deps.config.TALLY_EXPORT_LEASE,
       }),
     )
@@ -192,11 +196,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   // Everything registered in here needs an API key and counts against its organization's limits.
   await app.register(async (api) => {
-    api.addHook('onRequest', auth.hook)
+    api.addHook('onRequest', authHook(principals, deps.config.TALLY_ADMIN_API_KEY, failures))
     api.addHook('onRequest', quota.onRequest)
     api.addHook('preParsing', quota.preParsing)
     api.addHook('preValidation', quota.preValidation)
-    await api.register(apiKeyRoutes(keys, auth.forget, deps.config.TALLY_MAX_API_KEYS_PER_ORG))
+    await api.register(apiKeyRoutes(keys, principals.forget, deps.config.TALLY_MAX_API_KEYS_PER_ORG))
     const requests = requestServices({ ...deps, limits, quota })
     await api.register(requestRoutes({ ...requests, config: deps.config, gate }))
     await api.register(
@@ -218,9 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))
     await api.register(webhookRoutes(deps))
-    await api.register(
-      exportRoutes({ repo: createExportRepo(deps.sql), blobs: deps.blobs, config: deps.config }),
-    )
+    await api.register(exportRoutes({ repo: exports, blobs: deps.blobs, config: deps.config }))
   })
   return app
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { needed, type ServingRole } from '../shared/process/role.ts'
-import { openRateLimiter } from '../shared/rate-limit.ts'
 import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
 import { apiUrl, buildApp } from './app.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
+import { openRateLimiter } from './http/rate-limiter.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
 import { openSqlAccess } from './sql/engine-user.ts'
 

@@ -2,11 +2,11 @@ import { Counter } from 'prom-client'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
-import { matchesTree } from '../shared/filters/evaluate.ts'
 import type { Logger } from '../shared/logger.ts'
 import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'
 import type { WebhookDirectory, WebhookTarget } from '../shared/webhooks/directory.ts'
 import { buildPayload, isSampled } from '../shared/webhooks/payload.ts'
+import { matchesTree } from './evaluate-filter.ts'
 import type { DeliveryWorker } from './worker.ts'
 
 const recorded = new Counter({

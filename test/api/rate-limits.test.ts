@@ -2,7 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientKey } from '../../services/api/http/auth-failures.ts'
-import { createMemoryRateLimiter, createRedisRateLimiter } from '../../services/shared/rate-limit.ts'
+import { createMemoryRateLimiter, createRedisRateLimiter } from '../../services/api/http/rate-limiter.ts'
 import { engines, startTestTally, type TestTally } from '../support/harness.ts'
 
 const redisUrl = engines().redisUrl

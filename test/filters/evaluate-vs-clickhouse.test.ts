@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { matchesTree } from '../../services/dispatcher/evaluate-filter.ts'
 import type { ClickHouseHandle } from '../../services/shared/clickhouse/client.ts'
 import { AppError } from '../../services/shared/errors.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { compileRequestFilter } from '../../services/shared/filters/compile.ts'
-import { matchesTree } from '../../services/shared/filters/evaluate.ts'
 import { OPERATORS, REQUEST_FIELDS } from '../../services/shared/filters/fields.ts'
 import { parseFilter } from '../../services/shared/filters/parse.ts'
 import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
@@ -13,13 +13,13 @@ import { sampleEvent } from '../support/events.ts'
 import { rng } from '../support/random.ts'
 
 // One filter language (docs/sessions.md): the dispatcher decides a webhook's filter in JavaScript
-// (evaluate.ts), queries and exports in ClickHouse (compile.ts). Both read the same parsed tree;
+// (services/dispatcher/evaluate-filter.ts), queries and exports in ClickHouse (compile.ts). Both read the same parsed tree;
 // this compares their answers on random trees over random rows stored in the real engine.
 
 /**
  * Text that tells the two apart if anything does: case, Unicode case pairs, LIKE's own characters.
  * Not here: code points whose lower case has another UTF-8 length (ẞ/ß, Ⱥ/ⱥ), on which ClickHouse's
- * case-insensitive search answers differently by position; evaluate.ts matches them exactly.
+ * case-insensitive search answers differently by position; evaluate-filter.ts matches them exactly.
  */
 const WORDS = [
   '',
@@ -256,7 +256,7 @@ describe('the filter evaluator against ClickHouse', () => {
     // a child with a deadline: a regression must fail the test, not hang the run.
     const script = `
       const { parseFilter } = await import(${JSON.stringify(new URL('../../services/shared/filters/parse.ts', import.meta.url).href)})
-      const { matchesTree } = await import(${JSON.stringify(new URL('../../services/shared/filters/evaluate.ts', import.meta.url).href)})
+      const { matchesTree } = await import(${JSON.stringify(new URL('../../services/dispatcher/evaluate-filter.ts', import.meta.url).href)})
       const text = 'a'.repeat(4096)
       const event = { properties: {}, user_id: text }
       const like = parseFilter({ request_response_rmt: { user_id: { like: '%a'.repeat(60) + '%b' } } })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { matchesTree } from '../../services/dispatcher/evaluate-filter.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
-import { matchesTree } from '../../services/shared/filters/evaluate.ts'
 import { isBlockedAddress } from '../../services/shared/webhooks/address-guard.ts'
 import { webhookFilter } from '../../services/shared/webhooks/filter.ts'
 import { isSampled, type PropertyFilter, testEvent } from '../../services/shared/webhooks/payload.ts'

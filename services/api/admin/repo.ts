@@ -4,7 +4,7 @@ import { recordDeletion } from '../../shared/deleted-organizations.ts'
 import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { Page } from '../http/paging.ts'
-import { API_KEYS_CHANNEL } from '../keys/repo.ts'
+import { API_KEYS_CHANNEL } from '../keys/interface.ts'
 import type { Organization } from './schemas.ts'
 
 /** Organizations across the instance, for the instance-admin API. */

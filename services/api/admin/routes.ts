@@ -5,15 +5,14 @@ import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import { notFound } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { Sql } from '../../shared/postgres.ts'
-import type { RateLimiter } from '../../shared/rate-limit.ts'
 import type { Scratch } from '../../shared/scratch.ts'
-import { createExportRepo } from '../exports/repo.ts'
 import { adminAuthHook } from '../http/auth.ts'
 import type { AuthFailureLimit } from '../http/auth-failures.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
-import type { ApiKeyRepo } from '../keys/repo.ts'
+import type { RateLimiter } from '../http/rate-limiter.ts'
+import type { ApiKeyRepo } from '../keys/interface.ts'
 import { createOrganizationRepo } from './repo.ts'
 import {
   createdOrganization,
@@ -22,7 +21,7 @@ import {
   organizationParams,
   organizationsQuery,
 } from './schemas.ts'
-import { createOrganizationService } from './service.ts'
+import { createOrganizationService, type OrganizationServiceDeps } from './service.ts'
 
 export interface AdminDeps {
   /** TALLY_ADMIN_API_KEY */
@@ -36,6 +35,8 @@ export interface AdminDeps {
   blobs: BlobStore
   log: Logger
   keys: ApiKeyRepo
+  /** The exports' repository (exports/repo.ts), given in by app.ts: a deletion waits for them to stop. */
+  exports: OrganizationServiceDeps['exports']
   forgetKey: (keyHashHex: string) => void
   /** TALLY_EXPORT_LEASE: how long a deletion waits at most for the organization's exports to stop. */
   exportLeaseMs: number
@@ -53,7 +54,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
     const repo = createOrganizationRepo(deps.sql, deps.clickhouse)
     const service = createOrganizationService({
       repo,
-      exports: createExportRepo(deps.sql),
+      exports: deps.exports,
       blobs: deps.blobs,
       log: deps.log,
       forgetKey: deps.forgetKey,

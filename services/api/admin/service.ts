@@ -3,12 +3,12 @@ import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import { AppError } from '../../shared/errors.ts'
 import { organizationExportsPrefix } from '../../shared/exports/contract.ts'
 import type { Logger } from '../../shared/logger.ts'
-import type { ExportRepo } from '../exports/repo.ts'
 import type { OrganizationRepo } from './repo.ts'
 
 export interface OrganizationServiceDeps {
   repo: OrganizationRepo
-  exports: Pick<ExportRepo, 'runningUnderLease'>
+  /** How many of an organization's exports run under a lease (exports/repo.ts). */
+  exports: { runningUnderLease(organizationId: string): Promise<number> }
   blobs: BlobStore
   log: Logger
   /** Drops a deleted key (by hash, hex) from this process's look-up cache at once. */

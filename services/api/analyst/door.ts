@@ -14,7 +14,7 @@ import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompre
 import type { Logger } from '../../shared/logger.ts'
 import { type AuthFailureLimit, retryAfterSeconds } from '../http/auth-failures.ts'
 import { clientGone } from '../http/client-gone.ts'
-import { checkAnswerText, createSqlGuard, SqlRefused } from '../sql/guard.ts'
+import { checkAnswerText, createSqlGuard, SqlRefused } from '../sql/interface.ts'
 
 export interface AnalystDoorOptions {
   host: string

@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net'
 import type { FastifyReply } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
-import type { RateLimiter } from '../../shared/rate-limit.ts'
+import type { RateLimiter } from './rate-limiter.ts'
 
 /** Addresses over the limit that this process remembers, so that their requests cost nothing. */
 const MAX_REMEMBERED = 10_000

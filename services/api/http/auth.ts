@@ -1,12 +1,19 @@
-import { timingSafeEqual } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
-import type { Logger } from '../../shared/logger.ts'
-import { createNotifiedCache } from '../../shared/notified-cache.ts'
-import type { Sql } from '../../shared/postgres.ts'
-import { API_KEYS_CHANNEL, type ApiKeyRepo, type Principal } from '../keys/repo.ts'
-import { hashKey } from '../keys/secret.ts'
 import type { AuthFailureLimit } from './auth-failures.ts'
+
+/** The key a request authenticated with: the organization it acts for, and what it may do. */
+export interface Principal {
+  organizationId: string
+  keyId: string
+  role: 'admin' | 'member'
+}
+
+/** Who holds an API key: the keys' look-up (keys/principals.ts), given in by app.ts. */
+export interface PrincipalLookup {
+  find(secret: string): Promise<Principal | null>
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,53 +40,36 @@ function bearerToken(header: string | undefined): string | null {
   return match ? (match[1] as string) : null
 }
 
-/** Whether a token's SHA-256 digest is the instance-admin key's: equal lengths, constant time. */
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
+
+/** Whether a token is the instance-admin key: their SHA-256 digests compared, equal lengths, constant time. */
 function adminKeyMatcher(adminKey: string | undefined) {
-  const expected = adminKey === undefined ? null : hashKey(adminKey)
-  return (digest: Buffer) => expected !== null && timingSafeEqual(digest, expected)
+  const expected = adminKey === undefined ? null : sha256(adminKey)
+  return (token: string) => expected !== null && timingSafeEqual(sha256(token), expected)
 }
 
 /**
- * Resolves `Authorization: Bearer <key>` to its organization. Look-ups are cached briefly; a
- * deleted key is dropped from every process's cache at once through Postgres NOTIFY. The
+ * Resolves `Authorization: Bearer <key>` to its organization through `principals`. The
  * instance-admin key is refused here even if an organization's key had the same secret. Failures
  * count against the client's address; past the limit it is answered 429 before any look-up.
  */
-export async function createAuthenticator(
-  repo: ApiKeyRepo,
-  sql: Sql,
-  log: Logger,
+export function authHook(
+  principals: PrincipalLookup,
   adminKey: string | undefined,
   failures: AuthFailureLimit,
 ) {
   const isAdminKey = adminKeyMatcher(adminKey)
-  // By key hash. Unknown tokens are cached apart from known keys, so a flood of made-up tokens
-  // can only evict other made-up tokens, never the keys real callers use.
-  const principals = await createNotifiedCache<Principal>(sql, log, {
-    channel: API_KEYS_CHANNEL,
-    name: 'auth',
-    ttlMs: 60_000,
-    maxEntries: 50_000,
-    misses: { ttlMs: 5_000, maxEntries: 10_000 },
-  })
 
   async function authenticate(header: string | undefined): Promise<Principal | null> {
     const secret = bearerToken(header)
-    if (!secret) return null
-    const digest = hashKey(secret)
-    if (isAdminKey(digest)) return null
-    return principals.get(digest.toString('hex'), () => repo.findPrincipal(secret))
+    if (!secret || isAdminKey(secret)) return null
+    return principals.find(secret)
   }
 
-  return {
-    /** Forgets a key (by hash) at once in this process; other processes hear it through NOTIFY. */
-    forget: principals.forget,
-    async hook(request: FastifyRequest, reply: FastifyReply) {
-      failures.check(request.ip, reply)
-      request.principal = await authenticate(authorizationOf(request))
-      if (!request.principal) throw (await failures.failed(request.ip, reply)) ?? unauthorized()
-    },
-    close: principals.close,
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    failures.check(request.ip, reply)
+    request.principal = await authenticate(authorizationOf(request))
+    if (!request.principal) throw (await failures.failed(request.ip, reply)) ?? unauthorized()
   }
 }
 
@@ -113,7 +103,6 @@ export function adminAuthHook(adminKey: string, failures: AuthFailureLimit) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     failures.check(request.ip, reply)
     const token = bearerToken(request.headers.authorization)
-    if (!token || !isAdminKey(hashKey(token)))
-      throw (await failures.failed(request.ip, reply)) ?? unauthorizedAdmin()
+    if (!token || !isAdminKey(token)) throw (await failures.failed(request.ip, reply)) ?? unauthorizedAdmin()
   }
 }

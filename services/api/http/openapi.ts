@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify'
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from 'fastify-type-provider-zod'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { z } from 'zod'
-import { webhookDeliveries } from '../webhooks/openapi.ts'
 import { publicErrorResponses } from './envelope.ts'
 
 const documentedBodies = new WeakMap<object, z.ZodType>()
@@ -343,8 +342,13 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
 /**
  * OpenAPI 3.1 from the routes' zod schemas, at /openapi.json, with a docs page at /docs. Its
  * server is `serverUrl()` as each request finds it: with PORT=0 it is known only once the API listens.
+ * `webhooks` are the requests Tally itself sends (webhooks/openapi.ts), shown as callbacks.
  */
-export async function installOpenApi(app: FastifyInstance, serverUrl: () => string): Promise<void> {
+export async function installOpenApi(
+  app: FastifyInstance,
+  serverUrl: () => string,
+  webhooks: Record<string, OpenAPIV3_1.PathItemObject>,
+): Promise<void> {
   const withServer = <T extends object>(document: T) => ({ ...document, servers: [{ url: serverUrl() }] })
   await app.register(swagger, {
     openapi: {
@@ -368,7 +372,7 @@ export async function installOpenApi(app: FastifyInstance, serverUrl: () => stri
         },
       },
       security: [{ bearer: [] }],
-      webhooks: webhookDeliveries,
+      webhooks,
     },
     transform,
     transformObject: (input) => {

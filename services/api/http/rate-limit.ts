@@ -1,8 +1,8 @@
 import { Transform } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
-import type { RateLimiter } from '../../shared/rate-limit.ts'
 import { principalOf } from './auth.ts'
+import type { RateLimiter } from './rate-limiter.ts'
 
 const limited = (what: string, r: { limit: number; resetMs: number; window: 'minute' | 'second' }) => {
   const seconds = Math.max(1, Math.ceil(r.resetMs / 1000))

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
-import { apiKey, keyRole } from './schemas.ts'
+import type { Principal } from '../http/auth.ts'
+import { apiKey, type keyRole } from './schemas.ts'
 import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
 
 type KeyRole = z.output<typeof keyRole>
@@ -8,10 +9,6 @@ type KeyRole = z.output<typeof keyRole>
 /** A key as stored, less its hash: what the key routes answer, and its organization. */
 const apiKeyRow = apiKey.extend({ organization_id: z.uuid() })
 export type ApiKeyRow = z.output<typeof apiKeyRow>
-
-/** The key a request authenticated with: the organization it acts for, and what it may do. */
-const principal = z.object({ organizationId: z.uuid(), keyId: z.uuid(), role: keyRole })
-export type Principal = z.output<typeof principal>
 
 export const API_KEYS_CHANNEL = 'tally_api_keys'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { inputProblem } from '../http/inputs.ts'
-import { type IntakeEvent, intakeEvent } from '../requests/intake.ts'
+import { type IntakeEvent, intakeEvent } from '../requests/interface.ts'
 import { Attributes, TooDeepError } from './attributes.ts'
 import type { DecodedExport } from './decode.ts'
 import type { Span } from './gen/opentelemetry/proto/trace/v1/trace_pb.js'

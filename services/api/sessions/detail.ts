@@ -7,7 +7,7 @@ import {
   type RequestRow,
   requestRowSchema,
 } from '../../shared/clickhouse/request-table.ts'
-import { columnsFor, type RecordField, type RequestRecord, toRecord } from '../requests/record.ts'
+import { columnsFor, type RecordField, type RequestRecord, toRecord } from '../requests/interface.ts'
 import { totalsStatement } from './sql.ts'
 
 /** At most this many requests of one session are answered (the first ones in time order). */

@@ -17,7 +17,7 @@ import { timeWindow } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
 import type { QueryGate } from '../http/query-gate.ts'
-import { requestRecord } from '../requests/record.ts'
+import { requestRecord } from '../requests/interface.ts'
 import {
   buildTree,
   DETAIL_FIELDS,

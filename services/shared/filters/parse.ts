@@ -1,8 +1,9 @@
 /**
  * The filter language's one reading: a filter tree as callers write it (docs/sessions.md) checked
  * and turned into a tree of conditions. Every use starts here — ClickHouse SQL for queries and
- * exports (compile.ts), and the dispatcher's evaluation of a webhook's filter (evaluate.ts) — so
- * a tree means the same wherever it is used. Anything invalid is a 400 naming its path.
+ * exports (compile.ts), and the dispatcher's evaluation of a webhook's filter
+ * (services/dispatcher/evaluate-filter.ts) — so a tree means the same wherever it is used.
+ * Anything invalid is a 400 naming its path.
  */
 import { isSessionProperty, REQUEST_TABLE, SESSION_PROPERTIES } from '../clickhouse/request-table.ts'
 import { badRequest } from '../errors.ts'

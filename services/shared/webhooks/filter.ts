@@ -1,7 +1,7 @@
 /**
  * Which events a webhook gets, as one filter tree: its `config.filter` (the filter language of
  * request queries) and its propertyFilters, which are read into the same tree. The dispatcher
- * decides it with the evaluator that agrees with ClickHouse (services/shared/filters/evaluate.ts).
+ * decides it with the evaluator that agrees with ClickHouse (services/dispatcher/evaluate-filter.ts).
  */
 import { isSessionProperty } from '../clickhouse/request-table.ts'
 import { type FilterTree, parseFilter, propertySubject } from '../filters/parse.ts'

@@ -1,10 +1,11 @@
 /**
  * A parsed filter tree evaluated on one request event, as ClickHouse evaluates the SQL that
- * compile.ts writes for it on the stored row: the dispatcher decides with it which events a
- * webhook gets. test/filters/evaluate-vs-clickhouse.test.ts compares the two on random trees.
+ * services/shared/filters/compile.ts writes for it on the stored row: the dispatcher decides with
+ * it which events a webhook gets. test/filters/evaluate-vs-clickhouse.test.ts compares the two on
+ * random trees.
  */
-import type { RequestEvent } from '../events/request-event.ts'
-import type { Condition, FilterTree } from './parse.ts'
+import type { RequestEvent } from '../shared/events/request-event.ts'
+import type { Condition, FilterTree } from '../shared/filters/parse.ts'
 
 /**
  * Whether the event matches. Only request-level trees: a session-level condition (an aggregate)

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
-import type { Config } from './config.ts'
-import { withDeadline } from './deadline.ts'
-import type { Logger } from './logger.ts'
+import type { Config } from '../../shared/config.ts'
+import { withDeadline } from '../../shared/deadline.ts'
+import type { Logger } from '../../shared/logger.ts'
 
 interface RateLimitResult {
   limit: number
