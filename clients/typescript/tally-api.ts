@@ -886,7 +886,10 @@ export interface paths {
         /** List the organization's webhooks (never their keys) */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register a webhook. hmac_key is in this answer and never again. */
+        /**
+         * Register a webhook. hmac_key is in this answer and never again.
+         * @description An organization holds at most 100 webhooks (409 beyond).
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -7111,6 +7114,15 @@ export interface operations {
             };
             /** @description No valid API key: send Authorization: Bearer <API_KEY> */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with the current state: `error` says how */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

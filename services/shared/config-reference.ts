@@ -151,6 +151,10 @@ const REFERENCE: Record<keyof Config, Described> = {
       'Request-body bytes per organization per minute, also at most twice that rate in any second; at least `TALLY_INTAKE_MAX_BYTES`.',
   },
   TALLY_MAX_API_KEYS_PER_ORG: { meaning: 'API keys one organization may hold (409 beyond).' },
+  TALLY_MAX_WEBHOOKS_PER_ORG: {
+    meaning:
+      "Webhooks one organization may hold (409 beyond): the dispatcher decides every event of the organization for each of them, so their number is the organization's share of its work.",
+  },
   TALLY_AUTH_FAILURES_PER_MINUTE: {
     meaning:
       'Failed authentications per client address (IPv6: its /64) per minute; beyond, that address is answered 429 until the minute ends.',

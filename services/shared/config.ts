@@ -209,6 +209,8 @@ export const configSchema = z.object({
   TALLY_RATE_LIMIT_BYTES_PER_MINUTE: count(1024 * MiB),
   /** API keys one organization may hold (409 beyond). */
   TALLY_MAX_API_KEYS_PER_ORG: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Webhooks one organization may hold (409 beyond): each costs a decision per event. */
+  TALLY_MAX_WEBHOOKS_PER_ORG: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Failed authentications per client address per minute; beyond, the address is answered 429 (services/api/http/auth-failures.ts). */
   TALLY_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** Proxies whose X-Forwarded-For names the client; unset: the connection's address is the client's. */

@@ -1,4 +1,4 @@
-import { type Sql, transaction } from '../../shared/postgres.ts'
+import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
@@ -11,35 +11,55 @@ const KEY_OVERLAP_MS = 24 * 3_600_000
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const isUuid = (id: string) => UUID.test(id)
 
+interface NewWebhook {
+  organizationId: string
+  destination: string
+  sampleRate: number
+  propertyFilters: PropertyFilter[]
+  /** A filter tree, checked by the caller; undefined: none. */
+  filter?: unknown
+  includeData: boolean
+}
+
 export function createWebhookRepo(sql: Sql) {
   const columns = sql(Object.keys(webhookRow.shape))
+  const insert = async (tx: TxSql, input: NewWebhook) => {
+    const hmacKey = generateHmacKey()
+    const [row] = await tx`
+      insert into webhooks (organization_id, destination, sample_rate, property_filters, filter_tree,
+                            include_data, hmac_key)
+      values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
+              ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
+              ${input.filter === undefined ? null : tx.json(input.filter as Parameters<typeof tx.json>[0])},
+              ${input.includeData}, ${hmacKey})
+      returning ${columns}`
+    const webhook = webhookRow.parse(row)
+    await announceWebhookChange(tx, input.organizationId, webhook.id)
+    return { webhook, hmacKey }
+  }
   const deliveryColumns = sql`id, request_id, event, status, attempts, last_attempt_at, last_response_status,
     last_response_body, last_error, last_duration_ms,
     case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, delivered_at`
 
   return {
-    async create(input: {
-      organizationId: string
-      destination: string
-      sampleRate: number
-      propertyFilters: PropertyFilter[]
-      /** A filter tree, checked by the caller; undefined: none. */
-      filter?: unknown
-      includeData: boolean
-    }): Promise<{ webhook: WebhookRow; hmacKey: string }> {
-      const hmacKey = generateHmacKey()
+    /** Creates a webhook; its key is in the result and nowhere else. */
+    async create(input: NewWebhook): Promise<{ webhook: WebhookRow; hmacKey: string }> {
+      return transaction(sql, (tx) => insert(tx, input))
+    },
+
+    /**
+     * Creates a webhook unless the organization already holds `max`. Creations of one
+     * organization take turns (its row is locked), so two at once never pass the cap together.
+     */
+    async createCapped(
+      input: NewWebhook,
+      max: number,
+    ): Promise<{ webhook: WebhookRow; hmacKey: string } | { held: number }> {
       return transaction(sql, async (tx) => {
-        const [row] = await tx`
-          insert into webhooks (organization_id, destination, sample_rate, property_filters, filter_tree,
-                                include_data, hmac_key)
-          values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
-                  ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
-                  ${input.filter === undefined ? null : tx.json(input.filter as Parameters<typeof tx.json>[0])},
-                  ${input.includeData}, ${hmacKey})
-          returning ${columns}`
-        const webhook = webhookRow.parse(row)
-        await announceWebhookChange(tx, input.organizationId, webhook.id)
-        return { webhook, hmacKey }
+        await tx`select id from organizations where id = ${input.organizationId} for update`
+        const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
+          select count(*)::int as held from webhooks where organization_id = ${input.organizationId}`
+        return held >= max ? { held } : insert(tx, input)
       })
     },
 

@@ -78,8 +78,14 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         tags: ['webhooks'],
         operationId: 'createWebhook',
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
+        description: `An organization holds at most ${deps.config.TALLY_MAX_WEBHOOKS_PER_ORG} webhooks (409 beyond).`,
         body: createBody,
-        response: { 201: envelope(createdWebhook), ...errorResponses, ...bodyErrorResponses },
+        response: {
+          201: envelope(createdWebhook),
+          ...errorResponses,
+          ...bodyErrorResponses,
+          409: errorEnvelope,
+        },
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -94,15 +100,24 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
           const problem = webhookFilterProblem(parseFilter(config.filter, { path: 'body.config.filter' }))
           if (problem) throw badRequest(problem)
         }
-        const { webhook: row, hmacKey } = await repo.create({
-          organizationId,
-          destination,
-          includeData,
-          sampleRate: config.sampleRate,
-          propertyFilters: config.propertyFilters,
-          filter: config.filter,
-        })
-        return reply.code(201).send(ok({ ...present(row), hmac_key: hmacKey }))
+        const max = deps.config.TALLY_MAX_WEBHOOKS_PER_ORG
+        const created = await repo.createCapped(
+          {
+            organizationId,
+            destination,
+            includeData,
+            sampleRate: config.sampleRate,
+            propertyFilters: config.propertyFilters,
+            filter: config.filter,
+          },
+          max,
+        )
+        if ('held' in created) {
+          throw conflict(
+            `This organization already holds ${created.held} webhooks, the most it may (TALLY_MAX_WEBHOOKS_PER_ORG); delete one first`,
+          )
+        }
+        return reply.code(201).send(ok({ ...present(created.webhook), hmac_key: created.hmacKey }))
       },
     })
 
