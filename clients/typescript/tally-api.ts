@@ -5064,20 +5064,14 @@ export interface operations {
                 "application/json": {
                     search: string;
                     tagsFilter: string[];
-                    /**
-                     * Format: int64
-                     * @description 0-indexed; required unless offset or limit is given
-                     */
+                    /** @description 0-indexed; required unless offset or limit is given */
                     page?: number;
                     /**
                      * @description Required unless offset or limit is given
                      * @enum {integer}
                      */
                     pageSize?: 10 | 25 | 50 | 100;
-                    /**
-                     * Format: int64
-                     * @description Alias (Tally's paging elsewhere): prompts skipped; with limit, instead of page and pageSize
-                     */
+                    /** @description Alias (Tally's paging elsewhere): prompts skipped; with limit, instead of page and pageSize */
                     offset?: number;
                     /** @description Alias: prompts per page (default 10), instead of pageSize */
                     limit?: number;

@@ -28,11 +28,12 @@ export function matchesTree(tree: FilterTree, event: RequestEvent): boolean {
   }
 }
 
-function matches({ subject, op, value }: Condition, event: RequestEvent): boolean {
+function matches(condition: Condition, event: RequestEvent): boolean {
+  const { subject, op, value } = condition
   if (subject.kind === 'property') {
     // A missing property reads as "", as ClickHouse's map lookup does.
     const text = Object.hasOwn(event.properties, subject.key) ? (event.properties[subject.key] as string) : ''
-    return textMatches(text, op, value as string)
+    return textMatches(text, condition, event)
   }
   const { field } = subject
   if (subject.level !== 'request' || !field.event) {
@@ -45,7 +46,7 @@ function matches({ subject, op, value }: Condition, event: RequestEvent): boolea
   switch (field.type) {
     case 'text':
       // A UUID column compares as its lower-case text.
-      return textMatches(field.uuid ? String(given).toLowerCase() : String(given), op, value as string)
+      return textMatches(field.uuid ? String(given).toLowerCase() : String(given), condition, event)
     case 'number':
       return compare(given as number, op, value as number)
     case 'timestamp':
@@ -74,16 +75,48 @@ function compare(a: number, op: Condition['op'], b: number): boolean {
   }
 }
 
-function textMatches(text: string, op: Condition['op'], value: string): boolean {
-  switch (op) {
+/**
+ * Folded texts, computed once: an event's for every condition and webhook that reads them (the
+ * dispatcher decides each event for each of the organization's webhooks), a condition's value
+ * for every event.
+ */
+const foldedTexts = new WeakMap<RequestEvent, Map<string, string>>()
+const foldedValues = new WeakMap<Condition, string>()
+
+function foldedText(event: RequestEvent, text: string): string {
+  let texts = foldedTexts.get(event)
+  if (!texts) {
+    texts = new Map()
+    foldedTexts.set(event, texts)
+  }
+  let folded = texts.get(text)
+  if (folded === undefined) {
+    folded = foldCase(text)
+    texts.set(text, folded)
+  }
+  return folded
+}
+
+function foldedValue(condition: Condition, value: string): string {
+  let folded = foldedValues.get(condition)
+  if (folded === undefined) {
+    folded = foldCase(value)
+    foldedValues.set(condition, folded)
+  }
+  return folded
+}
+
+function textMatches(text: string, condition: Condition, event: RequestEvent): boolean {
+  const value = condition.value as string
+  switch (condition.op) {
     case 'equals':
       return text === value
     case 'not-equals':
       return text !== value
     case 'contains':
-      return foldCase(text).includes(foldCase(value))
+      return foldedText(event, text).includes(foldedValue(condition, value))
     case 'not-contains':
-      return !foldCase(text).includes(foldCase(value))
+      return !foldedText(event, text).includes(foldedValue(condition, value))
     case 'like':
       return likePattern(value, false).test(text)
     case 'ilike': {
@@ -92,10 +125,10 @@ function textMatches(text: string, op: Condition['op'], value: string): boolean 
       const needle = substringOf(value)
       return needle === undefined
         ? likePattern(value, true).test(text)
-        : foldCase(text).includes(foldCase(needle))
+        : foldedText(event, text).includes(foldedValue(condition, needle))
     }
     default:
-      throw new Error(`operator ${op} does not compare text`)
+      throw new Error(`operator ${condition.op} does not compare text`)
   }
 }
 
@@ -108,6 +141,8 @@ function textMatches(text: string, op: Condition['op'], value: string): boolean 
  * (its documentation says lowerUTF8 may be wrong for them), so no evaluator can agree with it.
  */
 function foldCase(text: string): string {
+  // ASCII folds the same way in both, one character at a time.
+  if (ASCII.test(text)) return text.toLowerCase()
   let out = ''
   for (const c of text) {
     const lower = TITLE_CASE.test(c) ? c : c.toLowerCase()
@@ -117,20 +152,33 @@ function foldCase(text: string): string {
 }
 
 const TITLE_CASE = /^\p{Lt}$/u
+const ASCII = /^\p{ASCII}*$/u
 
 const patterns = new Map<string, RegExp>()
 
+type Token = { kind: 'any' } | { kind: 'one' } | { kind: 'char'; c: string }
+
+/** A LIKE pattern read: `%` any text, `_` one code point, `\\` makes the next character itself. */
+function tokens(pattern: string): Token[] {
+  const out: Token[] = []
+  const chars = [...pattern]
+  for (let i = 0; i < chars.length; i += 1) {
+    const c = chars[i] as string
+    if (c === '\\' && i + 1 < chars.length) out.push({ kind: 'char', c: chars[++i] as string })
+    else if (c === '%') out.push({ kind: 'any' })
+    else if (c === '_') out.push({ kind: 'one' })
+    else out.push({ kind: 'char', c })
+  }
+  return out
+}
+
 /** The text of a pattern `%text%` (text without wildcards, escapes undone); else undefined. */
 function substringOf(pattern: string): string | undefined {
-  const chars = [...pattern]
-  if (chars.length < 3 || chars[0] !== '%' || chars.at(-1) !== '%' || chars.at(-2) === '\\') return undefined
-  let text = ''
-  for (let i = 1; i < chars.length - 1; i += 1) {
-    const c = chars[i] as string
-    if (c === '%' || c === '_') return undefined
-    text += c === '\\' ? (chars[++i] as string) : c
-  }
-  return text
+  const read = tokens(pattern)
+  const inner = read.slice(1, -1)
+  if (read.length < 3 || read[0]?.kind !== 'any' || read.at(-1)?.kind !== 'any') return undefined
+  if (!inner.every((t) => t.kind === 'char')) return undefined
+  return inner.map((t) => (t as { c: string }).c).join('')
 }
 
 /**
@@ -145,12 +193,9 @@ function likePattern(pattern: string, ignoreCase: boolean): RegExp {
   let re = patterns.get(key)
   if (!re) {
     const pieces: string[] = ['']
-    const chars = [...pattern]
-    for (let i = 0; i < chars.length; i += 1) {
-      const c = chars[i] as string
-      if (c === '\\' && i + 1 < chars.length) pieces[pieces.length - 1] += literal(chars[++i] as string)
-      else if (c === '%') pieces.push('')
-      else pieces[pieces.length - 1] += c === '_' ? '[^]' : literal(c)
+    for (const t of tokens(pattern)) {
+      if (t.kind === 'any') pieces.push('')
+      else pieces[pieces.length - 1] += t.kind === 'one' ? '[^]' : literal(t.c)
     }
     let source = `^${pieces[0]}`
     if (pieces.length > 1) {

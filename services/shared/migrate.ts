@@ -50,8 +50,10 @@ async function advisoryLock(reserved: ReservedSql, id: number, timeoutMs: number
   } catch (err) {
     if ((err as { code?: string }).code !== '55P03') throw err
     throw new Error(`waited ${timeoutMs} ms for Postgres advisory lock ${id}, held by ${holder}`)
+  } finally {
+    // Back to the role's or database's own setting, on this connection the pool keeps.
+    await reserved`reset lock_timeout`.catch(() => {})
   }
-  await reserved`select set_config('lock_timeout', '0', false)`
 }
 
 /**

@@ -153,6 +153,15 @@ describe('one convention for paging, operators and Helicone names', () => {
       error:
         'body.filter.request_response_rmt.created_at.not_equals: unknown operator for a timestamp field; use one of equals, gt, gte, lt, lte',
     })
+    // A backslash escapes only %, _ and itself: another escape would be the engine's own.
+    expect(
+      await api.post('/v1/request/query', { filter: { request_response_rmt: { model: { like: 'a\\d%' } } } }),
+    ).toMatchObject({
+      status: 400,
+      error:
+        'body.filter.request_response_rmt.model.like: \\d is not an escape of like patterns; \\ escapes only %, _ and \\ (write \\\\ for a literal backslash)',
+    })
+    expect(await models({ request_response_rmt: { model: { like: 'al\\%pha' } } })).toEqual([])
     const camel = await api.post('/v1/request/query', {
       filter: { request_response_rmt: { model: { notEquals: 'x' } } },
     })
@@ -263,6 +272,14 @@ describe('one convention for paging, operators and Helicone names', () => {
     expect(await query({})).toMatchObject({
       status: 400,
       error: expect.stringMatching(/^body\.page: must be a number/),
+    })
+    expect(await query({ offset: 2_000_000_000 })).toMatchObject({
+      status: 400,
+      error: 'body.offset: must be at most 1000000000',
+    })
+    expect(await query({ page: 20_000_000, pageSize: 100 })).toMatchObject({
+      status: 400,
+      error: 'body.page: must be at most 10000000',
     })
     expect(await query({ limit: 101 })).toMatchObject({
       status: 400,

@@ -68,6 +68,22 @@ const WORDS = [
   'a+?*',
 ]
 const PATTERNS = [
+  'gpt-%',
+  '%-4_',
+  '%.%',
+  '(%)',
+  '[a]%',
+  '%a%b%',
+  '%a_b%c',
+  'a%_%b',
+  '%a.b%',
+  '%(a)|[b]%',
+  '\\d%',
+  '%a\\\\%',
+  '%ſ%',
+  '%\\%%',
+  '_%_%_',
+
   '%',
   '_',
   'a%',
@@ -246,6 +262,10 @@ describe('the filter evaluator against ClickHouse', () => {
     expect(has('contains', 'ǆ')).toBe(false)
     // Any other ilike pattern is a regular expression with case folding: ς is σ, ǅ is ǆ.
     expect(has('ilike', '%σ ǆ')).toBe(true)
+    // `\\` then `%` is a literal backslash and the end wildcard: still a substring search.
+    expect(matchesTree(parseFilter({ request_response_rmt: { model: { ilike: '%SS\\\\%' } } }), event)).toBe(
+      false,
+    )
     expect(has('like', 'straße%')).toBe(false)
     expect(has('ilike', 'straße%')).toBe(true)
   })

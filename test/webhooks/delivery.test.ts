@@ -203,12 +203,37 @@ describe('webhook deliveries', () => {
     await refuse(
       {
         filter: {
-          left: { request_response_rmt: { model: { like: `${'x'.repeat(1000)}%` } } },
+          left: { request_response_rmt: { model: { like: `${'x'.repeat(250)}%` } } },
           operator: 'or',
           right: { properties: { env: { ilike: `%${'y'.repeat(30)}` } } },
         },
       },
-      "body.config.filter.right.properties.env.ilike: a webhook filter's like and ilike patterns hold more than 1024 characters in all",
+      "body.config.filter.right.properties.env.ilike: a webhook filter's like and ilike patterns hold more than 256 characters in all",
+    )
+    await refuse(
+      {
+        filter: {
+          left: { request_response_rmt: { model: { contains: 'x'.repeat(4000) } } },
+          operator: 'or',
+          right: { properties: { env: { equals: 'y'.repeat(100) } } },
+        },
+      },
+      "body.config.filter.right.properties.env.equals: a webhook filter's text values hold more than 4096 characters in all",
+    )
+    // 51 conditions, balanced so as to stay within the 32 levels.
+    const balanced = (from: number, to: number): unknown =>
+      to - from === 1
+        ? { request_response_rmt: { status: { equals: from } } }
+        : {
+            left: balanced(from, Math.floor((from + to) / 2)),
+            operator: 'or',
+            right: balanced(Math.floor((from + to) / 2), to),
+          }
+    await refuse(
+      { filter: balanced(0, 51) },
+      expect.stringMatching(
+        /^body\.config\.filter(\.right)+\.request_response_rmt\.status\.equals: a webhook filter holds at most 50 conditions$/,
+      ) as unknown as string,
     )
     await refuse(
       { filter: 42 },

@@ -42,7 +42,8 @@ export function createApiKeyRepo(sql: Sql) {
       max: number,
     ): Promise<{ key: ApiKeyRow; secret: string } | { held: number }> {
       return transaction(sql, async (tx) => {
-        await tx`select id from organizations where id = ${input.organizationId} for update`
+        // No key update: turns for creations without holding back inserts that reference the row.
+        await tx`select id from organizations where id = ${input.organizationId} for no key update`
         const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
           select count(*)::int as held from api_keys where organization_id = ${input.organizationId}`
         if (held >= max) return { held }

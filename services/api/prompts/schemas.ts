@@ -133,6 +133,7 @@ export const queryBody = z
       .number({ error: 'must be a number' })
       .int('must be an integer')
       .min(0, 'must be at least 0')
+      .max(10_000_000, 'must be at most 10000000')
       .optional()
       .describe('0-indexed; required unless offset or limit is given'),
     pageSize: z
@@ -143,6 +144,7 @@ export const queryBody = z
       .number({ error: 'must be a number' })
       .int('must be an integer')
       .min(0, 'must be at least 0')
+      .max(1_000_000_000, 'must be at most 1000000000')
       .optional()
       .describe(
         "Alias (Tally's paging elsewhere): prompts skipped; with limit, instead of page and pageSize",

@@ -56,7 +56,8 @@ export function createWebhookRepo(sql: Sql) {
       max: number,
     ): Promise<{ webhook: WebhookRow; hmacKey: string } | { held: number }> {
       return transaction(sql, async (tx) => {
-        await tx`select id from organizations where id = ${input.organizationId} for update`
+        // No key update: turns for creations without holding back inserts that reference the row.
+        await tx`select id from organizations where id = ${input.organizationId} for no key update`
         const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
           select count(*)::int as held from webhooks where organization_id = ${input.organizationId}`
         return held >= max ? { held } : insert(tx, input)

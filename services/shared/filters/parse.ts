@@ -255,7 +255,17 @@ class Parser {
     if ((op === 'like' || op === 'ilike') && /(^|[^\\])(\\\\)*\\$/.test(value)) {
       throw badRequest(`${path}: ends with an unfinished escape; write \\\\ for a literal backslash`)
     }
-    if (op === 'like' || op === 'ilike') this.countWildcards(value, path)
+    if (op === 'like' || op === 'ilike') {
+      // Any other escape is the engine's own (ClickHouse reads \d as a digit class): refused, so a
+      // pattern means the same in a query and in a webhook filter.
+      const other = /(?:^|[^\\])(?:\\\\)*\\([^%_\\])/u.exec(value)
+      if (other) {
+        throw badRequest(
+          `${path}: \\${other[1]} is not an escape of like patterns; \\ escapes only %, _ and \\ (write \\\\ for a literal backslash)`,
+        )
+      }
+      this.countWildcards(value, path)
+    }
     return value
   }
 

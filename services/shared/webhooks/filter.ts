@@ -24,20 +24,21 @@ function propertyFilterTree({ key, value }: PropertyFilter): FilterTree {
   return isSessionProperty(key) ? NONE : and({ kind: 'has-property', key }, equals)
 }
 
-/** Characters of like and ilike patterns in one webhook's filter, in all. */
-const MAX_WEBHOOK_PATTERN_CHARACTERS = 1_024
+/** A webhook filter's bounds (docs/webhooks.md): conditions, text in all, like/ilike patterns in all. */
+const WEBHOOK_FILTER = { conditions: 50, textCharacters: 4_096, patternCharacters: 256 }
 
 const BODIES = new Set(['request_body', 'response_body'])
 
 /**
  * What a webhook's filter may not hold beyond the query language's own rules, or undefined. The
- * dispatcher decides every event of the organization with it on one thread, so its work per event
- * is bounded: no condition on the bodies (megabytes each), and like/ilike patterns short in all
- * (a pattern costs up to its length times the text's, and every other text is at most 4,096
+ * dispatcher decides every event of the organization with it, for each of its webhooks, on one
+ * thread, so the work per event is bounded: no condition on the bodies (megabytes each), at most
+ * 50 conditions holding 4,096 characters of text in all, of which 256 in like/ilike patterns (a
+ * pattern costs up to its length times the text's, and every text it reads is at most 4,096
  * characters). The same conditions are fine in a query, which ClickHouse bounds in time.
  */
 export function webhookFilterProblem(tree: FilterTree): string | undefined {
-  let patterns = 0
+  const seen = { conditions: 0, text: 0, patterns: 0 }
   const walk = (node: FilterTree): string | undefined => {
     if (node.kind === 'and' || node.kind === 'or') return walk(node.left) ?? walk(node.right)
     if (node.kind !== 'condition') return undefined
@@ -45,10 +46,20 @@ export function webhookFilterProblem(tree: FilterTree): string | undefined {
     if (node.subject.kind === 'column' && BODIES.has(node.subject.field.column)) {
       return `${at}: a webhook filter cannot read the request or response body; filter on properties, model, status or cost`
     }
+    seen.conditions += 1
+    if (seen.conditions > WEBHOOK_FILTER.conditions) {
+      return `${at}: a webhook filter holds at most ${WEBHOOK_FILTER.conditions} conditions`
+    }
+    if (typeof node.value !== 'string') return undefined
+    const length = [...node.value].length
+    seen.text += length
+    if (seen.text > WEBHOOK_FILTER.textCharacters) {
+      return `${at}: a webhook filter's text values hold more than ${WEBHOOK_FILTER.textCharacters} characters in all`
+    }
     if (node.op === 'like' || node.op === 'ilike') {
-      patterns += [...String(node.value)].length
-      if (patterns > MAX_WEBHOOK_PATTERN_CHARACTERS) {
-        return `${at}: a webhook filter's like and ilike patterns hold more than ${MAX_WEBHOOK_PATTERN_CHARACTERS} characters in all`
+      seen.patterns += length
+      if (seen.patterns > WEBHOOK_FILTER.patternCharacters) {
+        return `${at}: a webhook filter's like and ilike patterns hold more than ${WEBHOOK_FILTER.patternCharacters} characters in all`
       }
     }
     return undefined
