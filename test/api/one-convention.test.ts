@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jsonExport, jsonSpan } from '../otlp/client.ts'
 import { chatCompletion } from '../pipeline/client.ts'
 import { promptClient } from '../prompts/client.ts'
 import { apiAs } from '../support/api.ts'
@@ -17,34 +17,15 @@ describe('one convention for paging, operators and Helicone names', () => {
 
   /** An OTLP/JSON export of one chat span, with the given headers. */
   async function otlp(org: TestOrg, path: string, headers: Record<string, string>, model: string) {
-    const now = BigInt(Date.now()) * 1_000_000n
-    const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } })
-    const body = {
-      resourceSpans: [
-        {
-          resource: { attributes: [attribute('service.name', 'convention-test')] },
-          scopeSpans: [
-            {
-              spans: [
-                {
-                  traceId: randomBytes(16).toString('hex'),
-                  spanId: randomBytes(8).toString('hex'),
-                  name: 'chat',
-                  kind: 3,
-                  startTimeUnixNano: String(now - 1_000_000_000n),
-                  endTimeUnixNano: String(now),
-                  attributes: [
-                    attribute('gen_ai.operation.name', 'chat'),
-                    attribute('gen_ai.provider.name', 'openai'),
-                    attribute('gen_ai.request.model', model),
-                  ],
-                },
-              ],
-            },
-          ],
+    const body = jsonExport([
+      jsonSpan({
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': model,
         },
-      ],
-    }
+      }),
+    ])
     const res = await tally.app.inject({
       method: 'POST',
       url: path,

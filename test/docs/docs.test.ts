@@ -1,22 +1,10 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { requestRecord } from '../../services/api/requests/record.ts'
 import { EXPORT_COLUMNS } from '../../services/exporter/query.ts'
 import { configurationDoc } from '../../services/shared/config-reference.ts'
-
-const root = resolve(import.meta.dirname, '../..')
-const SKIPPED = new Set(['node_modules', '.git', '.tools', '.tally', '.infra', 'clients'])
-
-/** Every Markdown file of the repository, relative to its root. */
-function markdownFiles(dir = root): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (SKIPPED.has(entry.name)) return []
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return markdownFiles(path)
-    return entry.name.endsWith('.md') ? [relative(root, path)] : []
-  })
-}
+import { markdownFiles, root } from '../support/markdown.ts'
 
 const read = (file: string) => readFileSync(join(root, file), 'utf8')
 

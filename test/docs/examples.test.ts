@@ -1,22 +1,11 @@
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { markdownFiles, root } from '../support/markdown.ts'
 import { waitFor } from '../support/wait.ts'
-
-const root = resolve(import.meta.dirname, '../..')
-const SKIPPED = new Set(['node_modules', '.git', '.tools', '.tally', '.infra', 'clients'])
-
-function markdownFiles(dir = root): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    if (SKIPPED.has(entry.name)) return []
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) return markdownFiles(path)
-    return entry.name.endsWith('.md') ? [relative(root, path)] : []
-  })
-}
 
 interface Example {
   file: string
