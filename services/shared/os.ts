@@ -20,3 +20,25 @@ export function isAlive(pid: number): boolean {
     return process.platform !== 'linux' // gone in between, or no /proc to ask
   }
 }
+
+/**
+ * Listeners of something that ends once (a server process): each is told exactly once, also when it
+ * is added after the end, as start-up code that registers late would otherwise never hear of it.
+ */
+export function endListeners<T>() {
+  let end: { value: T } | undefined
+  const listeners: ((value: T) => void)[] = []
+  return {
+    add(listener: (value: T) => void): void {
+      if (end) {
+        const { value } = end
+        queueMicrotask(() => listener(value))
+      } else listeners.push(listener)
+    },
+    end(value: T): void {
+      if (end) return
+      end = { value }
+      for (const listener of listeners.splice(0)) listener(value)
+    },
+  }
+}

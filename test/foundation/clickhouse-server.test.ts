@@ -79,6 +79,30 @@ const ping = async (endpoint: string) => (await httpGet(`${endpoint}/ping`)).bod
 const clientFor = (server: ClickHouseServer) =>
   createClient({ url: server.url, log: { level: ClickHouseLogLevel.OFF } })
 
+/** Another process that starts a server in dataDir and keeps it until it is killed. */
+function spawnOwner(dataDir: string) {
+  return spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { startClickHouseServer } from ${JSON.stringify(SERVER_MODULE)}
+       const log = { info() {}, warn() {}, error() {} }
+       const server = await startClickHouseServer({ dataDir: ${JSON.stringify(dataDir)}, secretsDir: ${JSON.stringify(secretsOf(dataDir))}, log })
+       console.log(JSON.stringify({ pid: server.pid, endpoint: server.endpoint }))
+       setInterval(() => {}, 1 << 30)`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+}
+
+function ownerStarted(owner: ReturnType<typeof spawnOwner>) {
+  return new Promise<{ pid: number; endpoint: string }>((resolve, reject) => {
+    owner.stdout.once('data', (line) => resolve(JSON.parse(String(line))))
+    owner.once('exit', (code) => reject(new Error(`owner exited with ${code} before starting ClickHouse`)))
+  })
+}
+
 afterAll(async () => {
   for (const server of servers.reverse()) await server.stop()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
@@ -218,23 +242,8 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
 
   it('stops when its owner is killed with SIGKILL: no orphan server', async () => {
     const dataDir = tempDir()
-    const owner = spawn(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `import { startClickHouseServer } from ${JSON.stringify(SERVER_MODULE)}
-         const log = { info() {}, warn() {}, error() {} }
-         const server = await startClickHouseServer({ dataDir: ${JSON.stringify(dataDir)}, secretsDir: ${JSON.stringify(secretsOf(dataDir))}, log })
-         console.log(JSON.stringify({ pid: server.pid, endpoint: server.endpoint }))
-         setInterval(() => {}, 1 << 30)`,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    const started = await new Promise<{ pid: number; endpoint: string }>((resolve, reject) => {
-      owner.stdout.once('data', (line) => resolve(JSON.parse(String(line))))
-      owner.once('exit', (code) => reject(new Error(`owner exited with ${code} before starting ClickHouse`)))
-    })
+    const owner = spawnOwner(dataDir)
+    const started = await ownerStarted(owner)
     expect(await ping(started.endpoint)).toBe('Ok.\n')
     owner.kill('SIGKILL')
     await waitFor(() => !isAlive(started.pid), {
@@ -242,6 +251,62 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
       what: `ClickHouse child ${started.pid} to exit after its owner was killed`,
     })
     await expect(ping(started.endpoint)).rejects.toThrow()
+  }, 60_000)
+
+  it("does not attach to a server whose owner is gone: it waits for that server's end, then starts its own", async () => {
+    const dataDir = tempDir()
+    const running = await start({ dataDir })
+    // As if the process that started it had been killed: the server is still up, holding the lock.
+    const dead = spawn(process.execPath, ['-e', ''])
+    const deadPid = await new Promise<number>((resolve) =>
+      dead.once('exit', () => resolve(dead.pid as number)),
+    )
+    const statePath = join(dataDir, 'server.json')
+    const state = JSON.parse(readFileSync(statePath, 'utf8'))
+    writeFileSync(statePath, JSON.stringify({ ...state, ownerPid: deadPid }))
+    await expect(start({ dataDir, deadlineMs: 2_500 })).rejects.toThrow(
+      /holds server\.lock .*its owner has gone and it is still shutting down/,
+    )
+    await running.stop()
+    const next = await start({ dataDir })
+    expect(next.attached).toBe(false)
+    expect(next.pid).not.toBe(running.pid)
+    await next.stop()
+  }, 60_000)
+
+  it('a process started right after the owner was killed starts a server of its own, not the dying one', async () => {
+    const dataDir = tempDir()
+    const owner = spawnOwner(dataDir)
+    const started = await ownerStarted(owner)
+    owner.kill('SIGKILL')
+    await new Promise((resolve) => owner.once('exit', resolve))
+    const next = await start({ dataDir })
+    expect(next.attached).toBe(false)
+    expect(next.pid).not.toBe(started.pid)
+    expect(await ping(next.endpoint)).toBe('Ok.\n')
+    await next.stop()
+  }, 60_000)
+
+  it('tells a listener added after the server ended, owned or attached', async () => {
+    const { lines, log } = recordingLog()
+    const dataDir = tempDir()
+    const owner = await start({ dataDir, log })
+    const { lines: attachedLines, log: attachedLog } = recordingLog()
+    const other = await start({ dataDir, log: attachedLog })
+    expect(other.attached).toBe(true)
+    process.kill(owner.pid, 'SIGKILL')
+    await waitFor(() => lines.some((l) => l.msg === 'clickhouse_server_exited: died'), {
+      timeoutMs: 10_000,
+      what: 'the owner to see its server die',
+    })
+    await waitFor(() => attachedLines.some((l) => l.msg === 'clickhouse_server_gone'), {
+      timeoutMs: 10_000,
+      what: 'the attached process to see the server gone',
+    })
+    const told = await Promise.all(
+      [owner, other].map((s) => new Promise<boolean>((resolve) => s.onExit(() => resolve(true)))),
+    )
+    expect(told).toEqual([true, true])
   }, 60_000)
 
   it('tells the owner when the server dies', async () => {

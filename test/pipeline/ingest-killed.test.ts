@@ -68,10 +68,10 @@ describe.skipIf(!brokers)('an ingest process killed with SIGKILL in the middle o
       await waitFor(async () => (await lag()) === 0, {
         timeoutMs: 120_000,
         intervalMs: 200,
-        what: 'the successor catching up',
+        what: () => `the successor catching up; its output:\n${second.output()}`,
       })
     } finally {
-      expect(await stopTally(second)).toBe(0)
+      expect(await stopTally(second), `the successor's exit code; its output:\n${second.output()}`).toBe(0)
     }
 
     // The successor has stopped and released the data directory: read what both wrote.

@@ -51,6 +51,11 @@ export type ParentMessage = { type: 'start'; options: ChildOptions } | { type: '
 export interface ServerState {
   /** The process that hosts ClickHouse, as the host sees it. */
   pid: number
+  /**
+   * The process that started it. Once it is gone its server is stopping (the child stops it when
+   * the pipe closes), so nothing attaches to it. Absent in files written before it was recorded.
+   */
+  ownerPid?: number
   httpPort: number
   startedAt: string
 }

@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { delay, isAlive } from '../os.ts'
+import { delay, endListeners, isAlive } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
 import { planContainment } from './containment.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './handle.ts'
@@ -80,7 +80,7 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
     if (Date.now() >= deadline)
       throw new Error(
         `ClickHouse server in ${dataDir}: another process holds ${FILES.lock} but its server did not answer ` +
-          `GET /ping within ${deadlineMs} ms`,
+          `GET /ping, or its owner has gone and it is still shutting down, within ${deadlineMs} ms`,
       )
   }
 }
@@ -90,13 +90,13 @@ function attach(
   credentials: Credentials,
   { dataDir, log }: ClickHouseServerOptions,
 ): ClickHouseServer {
-  const listeners: ((exit: ServerExit) => void)[] = []
+  const listeners = endListeners<ServerExit>()
   // Not our child: the only sign of its end is its pid going away.
   const watch = setInterval(() => {
     if (isAlive(state.pid)) return
     clearInterval(watch)
     log.error({ pid: state.pid, dataDir }, 'clickhouse_server_gone')
-    for (const listener of listeners) listener({ code: null, signal: null, stderr: '' })
+    listeners.end({ code: null, signal: null, stderr: '' })
   }, ATTACHED_WATCH_MS)
   watch.unref()
   const server = addresses(state.httpPort, credentials)
@@ -106,7 +106,7 @@ function attach(
     pid: state.pid,
     attached: true,
     containment: 'as its owner started it',
-    onExit: (listener) => void listeners.push(listener),
+    onExit: listeners.add,
     async stop() {
       clearInterval(watch)
       log.info({ pid: state.pid, dataDir }, 'clickhouse_server_detached: left running for its owner')

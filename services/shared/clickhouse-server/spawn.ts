@@ -6,7 +6,7 @@ import { constants } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { libchdbPath } from 'chdb/libchdb'
-import { delay } from '../os.ts'
+import { delay, endListeners } from '../os.ts'
 import type { Credentials } from './config.ts'
 import type { Containment } from './containment.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './handle.ts'
@@ -58,7 +58,7 @@ export function spawnServer(
   /** Why the child said it stops, when it did: asked by this process, or a signal sent to it. */
   let stopping: string | undefined
   let exited: ServerExit | undefined
-  const exitListeners: ((exit: ServerExit) => void)[] = []
+  const exitListeners = endListeners<ServerExit>()
   const exitedPromise = new Promise<ServerExit>((resolve) =>
     child.once('exit', (code, signal) => {
       exited = { ...serverExit(code, signal, containment), stderr: stderr.join('\n') }
@@ -168,6 +168,7 @@ export function spawnServer(
           if (await ping(message.port)) {
             writeState(dataDir, {
               pid: serverPid,
+              ownerPid: process.pid,
               httpPort: message.port,
               startedAt: new Date().toISOString(),
             })
@@ -194,7 +195,7 @@ export function spawnServer(
       // its keep-alive query.
       const how = exit.code === EXIT.stopped && stopping ? `stopped (${stopping})` : 'died'
       log.error({ ...exit, pid: serverPid, dataDir }, `clickhouse_server_exited: ${how}`)
-      for (const listener of exitListeners) listener(exit)
+      exitListeners.end(exit)
     })
     const pid = serverPid
     log.info(
@@ -212,7 +213,7 @@ export function spawnServer(
       pid,
       attached: false,
       containment: containment.describe,
-      onExit: (listener) => void exitListeners.push(listener),
+      onExit: exitListeners.add,
       stop: () => stopChild(),
     }
   }

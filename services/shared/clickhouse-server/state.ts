@@ -6,7 +6,11 @@ import { isAlive } from '../os.ts'
 import type { Credentials } from './config.ts'
 import { FILES, type ServerState } from './protocol.ts'
 
-/** The server recorded in dataDir, if its process lives and it answers /ping. A stale file is ignored. */
+/**
+ * The server recorded in dataDir, if it and its owner live and it answers /ping. A stale file is
+ * ignored, and so is a server whose owner has died: it is shutting down, and a process that
+ * attached to it would lose it a moment later.
+ */
 export async function findRunning(dataDir: string): Promise<ServerState | undefined> {
   let state: ServerState
   try {
@@ -15,6 +19,7 @@ export async function findRunning(dataDir: string): Promise<ServerState | undefi
     return undefined // none, or being replaced right now
   }
   if (!isAlive(state.pid)) return undefined
+  if (state.ownerPid !== undefined && !isAlive(state.ownerPid)) return undefined
   return (await ping(state.httpPort)) ? state : undefined
 }
 

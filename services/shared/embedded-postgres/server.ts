@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { type FileLock, lockHolder, tryLockFile } from '../file-lock.ts'
 import type { Logger } from '../logger.ts'
 import { freePort } from '../net.ts'
-import { delay, isAlive } from '../os.ts'
+import { delay, endListeners, isAlive } from '../os.ts'
 import { initialiseCluster, launchPostgres } from './launch.ts'
 import { probe, runningPostmaster, stopPostmaster } from './postmaster.ts'
 
@@ -164,20 +164,20 @@ function owned(server: Owned, { dir, log, stopGraceMs = 15_000 }: EmbeddedPostgr
     new Promise<object>((resolve) => {
       unwatch = watch(pid, () => resolve({}))
     })
-  const listeners: (() => void)[] = []
+  const listeners = endListeners<void>()
   void ended.then((exit) => {
     if (stopping) return
     log.error(
       { ...exit, postgresPid: pid, port, dir },
       'embedded_postgres_exited: it stopped or died while in use',
     )
-    for (const listener of listeners) listener()
+    listeners.end()
   })
   return {
     ...addresses(port, server.password, dir, `${role}, pid ${pid}`),
     pid,
     role,
-    onExit: (listener) => void listeners.push(listener),
+    onExit: listeners.add,
     async stop() {
       if (stopping) return
       stopping = true
@@ -200,21 +200,21 @@ function owned(server: Owned, { dir, log, stopGraceMs = 15_000 }: EmbeddedPostgr
 function attach(state: ServerState, { dir, log }: EmbeddedPostgresOptions): EmbeddedPostgres {
   const { pid, port } = state
   let gone = false
-  const listeners: (() => void)[] = []
+  const listeners = endListeners<void>()
   const unwatch = watch(pid, () => {
     gone = true
     log.error(
       { postgresPid: pid, port, ownerPid: state.ownerPid, dir },
       'embedded_postgres_gone: its owner stopped it or died; queries fail until a process starts it again',
     )
-    for (const listener of listeners) listener()
+    listeners.end()
   })
   log.info({ postgresPid: pid, port, ownerPid: state.ownerPid, dir }, 'embedded_postgres_attached')
   return {
     ...addresses(port, readPassword(dir), dir, `attached to pid ${pid} of process ${state.ownerPid}`),
     pid,
     role: 'attached',
-    onExit: (listener) => void listeners.push(listener),
+    onExit: listeners.add,
     async stop() {
       unwatch()
       if (gone) log.info({ postgresPid: pid, dir }, 'embedded_postgres_detached')
