@@ -2107,6 +2107,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Tally API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "http://127.0.0.1:8787"
+                     *         }
+                     *       ],
+                     *       "paths": {
+                     *         "/v1/request/log": {
+                     *           "post": {
+                     *             "operationId": "logRequests"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         openapi: string;
                         info: {
@@ -2155,6 +2176,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Always true. */
@@ -2199,6 +2228,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Always true. */
@@ -2243,6 +2280,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ready": true,
+                     *         "engines": {
+                     *           "postgres": "ok",
+                     *           "clickhouse": "ok",
+                     *           "blobs (filesystem)": "ok"
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             ready: boolean;
@@ -2306,6 +2356,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example # HELP tally_events_accepted_total Request events the API acknowledged as durable (201)
+                     *     # TYPE tally_events_accepted_total counter
+                     *     tally_events_accepted_total 1842
+                     */
                     "text/plain; version=0.0.4; charset=utf-8": string;
                 };
             };
@@ -2332,12 +2387,17 @@ export interface operations {
     getBlob: {
         parameters: {
             query: {
+                /** @example 1795688717 */
                 expires: string;
+                /** @example 6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70 */
                 signature: string;
             };
             header?: never;
             path: {
-                /** @description The object's key, slashes included */
+                /**
+                 * @description The object's key, slashes included
+                 * @example prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json
+                 */
                 key: string;
             };
             cookie?: never;
@@ -2350,6 +2410,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "model": "gpt-4o-mini",
+                     *       "messages": [
+                     *         {
+                     *           "role": "user",
+                     *           "content": "{{ticket}}"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": unknown;
                     "application/vnd.apache.parquet": string;
                     "text/csv": string;
@@ -2399,7 +2470,10 @@ export interface operations {
             query?: {
                 /** @description Records skipped */
                 offset?: number;
-                /** @description Records per page */
+                /**
+                 * @description Records per page
+                 * @example 50
+                 */
                 limit?: number;
                 /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
                 page?: number;
@@ -2418,6 +2492,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "942665c1-1730-5568-b7cf-fc002a962dcc",
+                     *           "name": "Acme Research",
+                     *           "created_at": "2026-11-26T10:15:00.522Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Organization"][];
                         error: string | null;
@@ -2480,6 +2566,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Research"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -2492,6 +2583,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "50fb8ae3-cc90-50f8-ab99-71652f7ec0c4",
+                     *         "name": "Acme Research",
+                     *         "created_at": "2026-11-26T10:15:14.270Z",
+                     *         "api_key": "tly_3q9Zx1cVb7NmK2pL8wR4tY6uI0oPaSdFgHjKlZxCvBn"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedOrganization"];
                         error: string | null;
@@ -2568,6 +2670,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 50fb8ae3-cc90-50f8-ab99-71652f7ec0c4 */
                 id: string;
             };
             cookie?: never;
@@ -2580,6 +2683,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -2657,6 +2766,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "eb5afb72-5cf2-5143-bd0f-b4773729df14",
+                     *           "name": "admin",
+                     *           "key_prefix": "tly_3q9Zx1cV",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-26T10:15:14.270Z"
+                     *         },
+                     *         {
+                     *           "id": "12d68392-e074-56bf-84a1-23b2c41ab304",
+                     *           "name": "ci-pipeline",
+                     *           "key_prefix": "tly_3q9Zx1cV",
+                     *           "role": "member",
+                     *           "created_at": "2026-11-26T10:15:14.292Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
                         error: string | null;
@@ -2719,6 +2849,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci-pipeline",
+                 *       "role": "member"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /**
@@ -2737,6 +2873,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "12d68392-e074-56bf-84a1-23b2c41ab304",
+                     *         "name": "ci-pipeline",
+                     *         "key_prefix": "tly_3q9Zx1cV",
+                     *         "role": "member",
+                     *         "created_at": "2026-11-26T10:15:14.292Z",
+                     *         "api_key": "tly_3q9Zx1cVb7NmK2pL8wR4tY6uI0oPaSdFgHjKlZxCvBn"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedApiKey"];
                         error: string | null;
@@ -2831,6 +2980,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 12d68392-e074-56bf-84a1-23b2c41ab304 */
                 id: string;
             };
             cookie?: never;
@@ -2843,6 +2993,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -2932,6 +3088,53 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "gpt-4o-mini",
+                 *       "provider": "openai",
+                 *       "target_url": "https://api.openai.com/v1/chat/completions",
+                 *       "created_at": "2026-11-20T09:30:00.000Z",
+                 *       "completed_at": "2026-11-20T09:30:01.240Z",
+                 *       "time_to_first_token_ms": 310,
+                 *       "status": 200,
+                 *       "user_id": "user-1842",
+                 *       "properties": {
+                 *         "team": "support",
+                 *         "environment": "production"
+                 *       },
+                 *       "session_id": "ticket-5521",
+                 *       "session_name": "Support triage",
+                 *       "session_path": "/triage/summary",
+                 *       "prompt_tokens": 42,
+                 *       "completion_tokens": 9,
+                 *       "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                 *       "span_id": "00f067aa0ba902b7",
+                 *       "request": {
+                 *         "model": "gpt-4o-mini",
+                 *         "messages": [
+                 *           {
+                 *             "role": "user",
+                 *             "content": "Summarise this ticket in one line."
+                 *           }
+                 *         ]
+                 *       },
+                 *       "response": {
+                 *         "choices": [
+                 *           {
+                 *             "message": {
+                 *               "role": "assistant",
+                 *               "content": "Customer cannot reset their password."
+                 *             }
+                 *           }
+                 *         ],
+                 *         "usage": {
+                 *           "prompt_tokens": 42,
+                 *           "completion_tokens": 9,
+                 *           "total_tokens": 51
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["LogEvent"] | components["schemas"]["LogEventList"] | components["schemas"]["LogEventBatch"];
             };
         };
@@ -2942,6 +3145,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_ids": [
+                     *           "b0e59b83-0614-5173-b173-f5b89613d1d6"
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             request_ids: string[];
@@ -3024,6 +3237,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filter": {
+                 *         "request_response_rmt": {
+                 *           "model": {
+                 *             "equals": "gpt-4o-mini"
+                 *           }
+                 *         }
+                 *       },
+                 *       "limit": 10,
+                 *       "sort": {
+                 *         "created_at": "desc"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     filter?: components["schemas"]["FilterNode"];
                     /**
@@ -3071,6 +3299,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "request_id": "b0e59b83-0614-5173-b173-f5b89613d1d6",
+                     *           "created_at": "2026-11-20T09:30:00.000Z",
+                     *           "completed_at": "2026-11-20T09:30:01.240Z",
+                     *           "latency_ms": 1240,
+                     *           "time_to_first_token_ms": 310,
+                     *           "provider": "openai",
+                     *           "model": "gpt-4o-mini",
+                     *           "status": 200,
+                     *           "target_url": "https://api.openai.com/v1/chat/completions",
+                     *           "prompt_tokens": 42,
+                     *           "completion_tokens": 9,
+                     *           "total_tokens": 51,
+                     *           "cost_usd": 0.0000117,
+                     *           "cached": false,
+                     *           "user_id": "user-1842",
+                     *           "session_id": "ticket-5521",
+                     *           "session_name": "Support triage",
+                     *           "session_path": "/triage/summary",
+                     *           "properties": {
+                     *             "team": "support",
+                     *             "environment": "production"
+                     *           },
+                     *           "prompt_id": "",
+                     *           "prompt_version_id": "",
+                     *           "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *           "span_id": "00f067aa0ba902b7",
+                     *           "parent_span_id": ""
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3198,6 +3463,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example b0e59b83-0614-5173-b173-f5b89613d1d6 */
                 id: string;
             };
             cookie?: never;
@@ -3210,6 +3476,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "b0e59b83-0614-5173-b173-f5b89613d1d6",
+                     *         "created_at": "2026-11-20T09:30:00.000Z",
+                     *         "completed_at": "2026-11-20T09:30:01.240Z",
+                     *         "latency_ms": 1240,
+                     *         "time_to_first_token_ms": 310,
+                     *         "provider": "openai",
+                     *         "model": "gpt-4o-mini",
+                     *         "status": 200,
+                     *         "target_url": "https://api.openai.com/v1/chat/completions",
+                     *         "prompt_tokens": 42,
+                     *         "completion_tokens": 9,
+                     *         "total_tokens": 51,
+                     *         "cost_usd": 0.0000117,
+                     *         "cached": false,
+                     *         "user_id": "user-1842",
+                     *         "session_id": "ticket-5521",
+                     *         "session_name": "Support triage",
+                     *         "session_path": "/triage/summary",
+                     *         "properties": {
+                     *           "team": "support",
+                     *           "environment": "production"
+                     *         },
+                     *         "prompt_id": "",
+                     *         "prompt_version_id": "",
+                     *         "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *         "span_id": "00f067aa0ba902b7",
+                     *         "parent_span_id": "",
+                     *         "request_body": {
+                     *           "model": "gpt-4o-mini",
+                     *           "messages": [
+                     *             {
+                     *               "role": "user",
+                     *               "content": "Summarise this ticket in one line."
+                     *             }
+                     *           ]
+                     *         },
+                     *         "response_body": {
+                     *           "choices": [
+                     *             {
+                     *               "message": {
+                     *                 "role": "assistant",
+                     *                 "content": "Customer cannot reset their password."
+                     *               }
+                     *             }
+                     *           ],
+                     *           "usage": {
+                     *             "prompt_tokens": 42,
+                     *             "completion_tokens": 9,
+                     *             "total_tokens": 51
+                     *           }
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RequestRecord"];
                         error: string | null;
@@ -3296,6 +3620,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "currency": "USD",
+                     *         "unit": "per 1M tokens",
+                     *         "as_of": "2025-08-31",
+                     *         "sources": {
+                     *           "openai": "https://openai.com/api/pricing/ (standard tier, text tokens)",
+                     *           "anthropic": "https://www.anthropic.com/pricing#api (base input and output; cache writes and reads not priced separately here)",
+                     *           "google": "https://ai.google.dev/gemini-api/docs/pricing (paid tier, prompts up to the first price break)"
+                     *         },
+                     *         "models": [
+                     *           {
+                     *             "provider": "openai",
+                     *             "model": "gpt-4o-mini",
+                     *             "input": 0.15,
+                     *             "output": 0.6
+                     *           },
+                     *           {
+                     *             "provider": "anthropic",
+                     *             "model": "claude-sonnet-4",
+                     *             "input": 3,
+                     *             "output": 15
+                     *           },
+                     *           {
+                     *             "provider": "google",
+                     *             "model": "gemini-2.5-flash",
+                     *             "input": 0.3,
+                     *             "output": 2.5
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             currency: string;
@@ -3373,6 +3732,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "providerRequest": {
+                 *         "url": "https://api.openai.com/v1/chat/completions",
+                 *         "json": {
+                 *           "model": "gpt-4o-mini",
+                 *           "messages": [
+                 *             {
+                 *               "role": "user",
+                 *               "content": "Hello"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "meta": {
+                 *           "Helicone-User-Id": "user-1842"
+                 *         }
+                 *       },
+                 *       "providerResponse": {
+                 *         "json": {
+                 *           "choices": [
+                 *             {
+                 *               "message": {
+                 *                 "role": "assistant",
+                 *                 "content": "Hi! How can I help?"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "usage": {
+                 *             "prompt_tokens": 8,
+                 *             "completion_tokens": 6
+                 *           }
+                 *         },
+                 *         "status": 200,
+                 *         "headers": {}
+                 *       },
+                 *       "timing": {
+                 *         "startTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 0
+                 *         },
+                 *         "endTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 850
+                 *         }
+                 *       },
+                 *       "provider": "openai"
+                 *     }
+                 */
                 "application/json": {
                     providerRequest: {
                         /** @default  */
@@ -3415,6 +3822,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "89bb34cb-e396-55f3-8030-46c7c6bbfd15"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3498,6 +3913,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "providerRequest": {
+                 *         "url": "https://api.openai.com/v1/chat/completions",
+                 *         "json": {
+                 *           "model": "gpt-4o-mini",
+                 *           "messages": [
+                 *             {
+                 *               "role": "user",
+                 *               "content": "Hello"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "meta": {
+                 *           "Helicone-User-Id": "user-1842"
+                 *         }
+                 *       },
+                 *       "providerResponse": {
+                 *         "json": {
+                 *           "choices": [
+                 *             {
+                 *               "message": {
+                 *                 "role": "assistant",
+                 *                 "content": "Hi! How can I help?"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "usage": {
+                 *             "prompt_tokens": 8,
+                 *             "completion_tokens": 6
+                 *           }
+                 *         },
+                 *         "status": 200,
+                 *         "headers": {}
+                 *       },
+                 *       "timing": {
+                 *         "startTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 0
+                 *         },
+                 *         "endTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 850
+                 *         }
+                 *       },
+                 *       "provider": "openai"
+                 *     }
+                 */
                 "application/json": {
                     providerRequest: {
                         /** @default  */
@@ -3540,6 +4003,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "89bb34cb-e396-55f3-8030-46c7c6bbfd15"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3623,6 +4094,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "providerRequest": {
+                 *         "url": "https://api.openai.com/v1/chat/completions",
+                 *         "json": {
+                 *           "model": "gpt-4o-mini",
+                 *           "messages": [
+                 *             {
+                 *               "role": "user",
+                 *               "content": "Hello"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "meta": {
+                 *           "Helicone-User-Id": "user-1842"
+                 *         }
+                 *       },
+                 *       "providerResponse": {
+                 *         "json": {
+                 *           "choices": [
+                 *             {
+                 *               "message": {
+                 *                 "role": "assistant",
+                 *                 "content": "Hi! How can I help?"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "usage": {
+                 *             "prompt_tokens": 8,
+                 *             "completion_tokens": 6
+                 *           }
+                 *         },
+                 *         "status": 200,
+                 *         "headers": {}
+                 *       },
+                 *       "timing": {
+                 *         "startTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 0
+                 *         },
+                 *         "endTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 850
+                 *         }
+                 *       },
+                 *       "provider": "openai"
+                 *     }
+                 */
                 "application/json": {
                     providerRequest: {
                         /** @default  */
@@ -3665,6 +4184,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "89bb34cb-e396-55f3-8030-46c7c6bbfd15"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3748,6 +4275,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "providerRequest": {
+                 *         "url": "https://api.openai.com/v1/chat/completions",
+                 *         "json": {
+                 *           "model": "gpt-4o-mini",
+                 *           "messages": [
+                 *             {
+                 *               "role": "user",
+                 *               "content": "Hello"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "meta": {
+                 *           "Helicone-User-Id": "user-1842"
+                 *         }
+                 *       },
+                 *       "providerResponse": {
+                 *         "json": {
+                 *           "choices": [
+                 *             {
+                 *               "message": {
+                 *                 "role": "assistant",
+                 *                 "content": "Hi! How can I help?"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "usage": {
+                 *             "prompt_tokens": 8,
+                 *             "completion_tokens": 6
+                 *           }
+                 *         },
+                 *         "status": 200,
+                 *         "headers": {}
+                 *       },
+                 *       "timing": {
+                 *         "startTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 0
+                 *         },
+                 *         "endTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 850
+                 *         }
+                 *       },
+                 *       "provider": "openai"
+                 *     }
+                 */
                 "application/json": {
                     providerRequest: {
                         /** @default  */
@@ -3790,6 +4365,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "89bb34cb-e396-55f3-8030-46c7c6bbfd15"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3873,6 +4456,54 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "providerRequest": {
+                 *         "url": "https://api.openai.com/v1/chat/completions",
+                 *         "json": {
+                 *           "model": "gpt-4o-mini",
+                 *           "messages": [
+                 *             {
+                 *               "role": "user",
+                 *               "content": "Hello"
+                 *             }
+                 *           ]
+                 *         },
+                 *         "meta": {
+                 *           "Helicone-User-Id": "user-1842"
+                 *         }
+                 *       },
+                 *       "providerResponse": {
+                 *         "json": {
+                 *           "choices": [
+                 *             {
+                 *               "message": {
+                 *                 "role": "assistant",
+                 *                 "content": "Hi! How can I help?"
+                 *               }
+                 *             }
+                 *           ],
+                 *           "usage": {
+                 *             "prompt_tokens": 8,
+                 *             "completion_tokens": 6
+                 *           }
+                 *         },
+                 *         "status": 200,
+                 *         "headers": {}
+                 *       },
+                 *       "timing": {
+                 *         "startTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 0
+                 *         },
+                 *         "endTime": {
+                 *           "seconds": 1795685400,
+                 *           "milliseconds": 850
+                 *         }
+                 *       },
+                 *       "provider": "openai"
+                 *     }
+                 */
                 "application/json": {
                     providerRequest: {
                         /** @default  */
@@ -3915,6 +4546,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request_id": "89bb34cb-e396-55f3-8030-46c7c6bbfd15"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -3999,6 +4638,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "resource": {
+                 *             "attributes": [
+                 *               {
+                 *                 "key": "service.name",
+                 *                 "value": {
+                 *                   "stringValue": "support-bot"
+                 *                 }
+                 *               }
+                 *             ]
+                 *           },
+                 *           "scopeSpans": [
+                 *             {
+                 *               "scope": {
+                 *                 "name": "openinference"
+                 *               },
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "ChatCompletion",
+                 *                   "kind": 3,
+                 *                   "startTimeUnixNano": "1795685400000000000",
+                 *                   "endTimeUnixNano": "1795685401200000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "gen_ai.system",
+                 *                       "value": {
+                 *                         "stringValue": "openai"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.request.model",
+                 *                       "value": {
+                 *                         "stringValue": "gpt-4o-mini"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.input_tokens",
+                 *                       "value": {
+                 *                         "intValue": "42"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.output_tokens",
+                 *                       "value": {
+                 *                         "intValue": "9"
+                 *                       }
+                 *                     }
+                 *                   ],
+                 *                   "status": {
+                 *                     "code": 1
+                 *                   }
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     resourceSpans?: Record<string, never>[];
                 };
@@ -4012,6 +4715,7 @@ export interface operations {
                 };
                 content: {
                     "application/x-protobuf": string;
+                    /** @example {} */
                     "application/json": {
                         partialSuccess?: {
                             /** @description int64 as decimal text */
@@ -4096,6 +4800,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "resource": {
+                 *             "attributes": [
+                 *               {
+                 *                 "key": "service.name",
+                 *                 "value": {
+                 *                   "stringValue": "support-bot"
+                 *                 }
+                 *               }
+                 *             ]
+                 *           },
+                 *           "scopeSpans": [
+                 *             {
+                 *               "scope": {
+                 *                 "name": "openinference"
+                 *               },
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "ChatCompletion",
+                 *                   "kind": 3,
+                 *                   "startTimeUnixNano": "1795685400000000000",
+                 *                   "endTimeUnixNano": "1795685401200000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "gen_ai.system",
+                 *                       "value": {
+                 *                         "stringValue": "openai"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.request.model",
+                 *                       "value": {
+                 *                         "stringValue": "gpt-4o-mini"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.input_tokens",
+                 *                       "value": {
+                 *                         "intValue": "42"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.output_tokens",
+                 *                       "value": {
+                 *                         "intValue": "9"
+                 *                       }
+                 *                     }
+                 *                   ],
+                 *                   "status": {
+                 *                     "code": 1
+                 *                   }
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     resourceSpans?: Record<string, never>[];
                 };
@@ -4109,6 +4877,7 @@ export interface operations {
                 };
                 content: {
                     "application/x-protobuf": string;
+                    /** @example {} */
                     "application/json": {
                         partialSuccess?: {
                             /** @description int64 as decimal text */
@@ -4193,6 +4962,70 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "resource": {
+                 *             "attributes": [
+                 *               {
+                 *                 "key": "service.name",
+                 *                 "value": {
+                 *                   "stringValue": "support-bot"
+                 *                 }
+                 *               }
+                 *             ]
+                 *           },
+                 *           "scopeSpans": [
+                 *             {
+                 *               "scope": {
+                 *                 "name": "openinference"
+                 *               },
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "ChatCompletion",
+                 *                   "kind": 3,
+                 *                   "startTimeUnixNano": "1795685400000000000",
+                 *                   "endTimeUnixNano": "1795685401200000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "gen_ai.system",
+                 *                       "value": {
+                 *                         "stringValue": "openai"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.request.model",
+                 *                       "value": {
+                 *                         "stringValue": "gpt-4o-mini"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.input_tokens",
+                 *                       "value": {
+                 *                         "intValue": "42"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.usage.output_tokens",
+                 *                       "value": {
+                 *                         "intValue": "9"
+                 *                       }
+                 *                     }
+                 *                   ],
+                 *                   "status": {
+                 *                     "code": 1
+                 *                   }
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     resourceSpans?: Record<string, never>[];
                 };
@@ -4206,6 +5039,7 @@ export interface operations {
                 };
                 content: {
                     "application/x-protobuf": string;
+                    /** @example {} */
                     "application/json": {
                         partialSuccess?: {
                             /** @description int64 as decimal text */
@@ -4285,7 +5119,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The session id (at most 100 characters in a path) */
+                /**
+                 * @description The session id (at most 100 characters in a path)
+                 * @example ticket-5521
+                 */
                 id: string;
             };
             cookie?: never;
@@ -4298,6 +5135,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "session_id": "ticket-5521",
+                     *         "session_name": "Support triage",
+                     *         "total_requests": 1,
+                     *         "total_cost": 0.0000117,
+                     *         "total_tokens": 51,
+                     *         "truncated": false,
+                     *         "requests": [
+                     *           {
+                     *             "request_id": "b0e59b83-0614-5173-b173-f5b89613d1d6",
+                     *             "parent_request_id": null,
+                     *             "depth": 0,
+                     *             "created_at": "2026-11-20T09:30:00.000Z",
+                     *             "completed_at": "2026-11-20T09:30:01.240Z",
+                     *             "latency_ms": 1240,
+                     *             "provider": "openai",
+                     *             "model": "gpt-4o-mini",
+                     *             "status": 200,
+                     *             "prompt_tokens": 42,
+                     *             "completion_tokens": 9,
+                     *             "total_tokens": 51,
+                     *             "cost_usd": 0.0000117,
+                     *             "user_id": "user-1842",
+                     *             "session_path": "/triage/summary",
+                     *             "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                     *             "span_id": "00f067aa0ba902b7",
+                     *             "parent_span_id": ""
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionDetail"];
                         error: string | null;
@@ -4387,6 +5259,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeFilter": {
+                 *         "startTimeUnixMs": 1795046400000,
+                 *         "endTimeUnixMs": 1795305600000
+                 *       },
+                 *       "timezoneDifference": 0,
+                 *       "filter": "all",
+                 *       "limit": 25,
+                 *       "sort": {
+                 *         "latest_request_created_at": "desc"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description Case-insensitive substring of the session id or name */
                     search?: string;
@@ -4443,6 +5329,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_id": "ticket-5521",
+                     *           "session_name": "Support triage",
+                     *           "created_at": "2026-11-20T09:30:00.000+00:00",
+                     *           "latest_request_created_at": "2026-11-20T09:30:00.000+00:00",
+                     *           "total_cost": 0.0000117,
+                     *           "total_requests": 1,
+                     *           "prompt_tokens": 42,
+                     *           "completion_tokens": 9,
+                     *           "total_tokens": 51,
+                     *           "avg_latency": 1240,
+                     *           "user_ids": [
+                     *             "user-1842"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Session"][];
                         error: string | null;
@@ -4534,6 +5443,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeFilter": {
+                 *         "startTimeUnixMs": 1795046400000,
+                 *         "endTimeUnixMs": 1795305600000
+                 *       },
+                 *       "timezoneDifference": 0,
+                 *       "filter": "all",
+                 *       "limit": 25,
+                 *       "sort": {
+                 *         "latest_request_created_at": "desc"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description Case-insensitive substring of the session id or name */
                     search?: string;
@@ -4590,6 +5513,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "count": 1
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: int64 */
@@ -4682,6 +5613,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timeFilter": {
+                 *         "startTimeUnixMs": 1795046400000,
+                 *         "endTimeUnixMs": 1795305600000
+                 *       },
+                 *       "measures": [
+                 *         "count",
+                 *         "cost_sum",
+                 *         "latency_p95"
+                 *       ],
+                 *       "dimensions": [
+                 *         "model"
+                 *       ],
+                 *       "granularity": "day"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MetricsQuery"];
             };
         };
@@ -4692,6 +5640,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "granularity": "day",
+                     *         "buckets": [
+                     *           "2026-11-19T00:00:00.000+00:00",
+                     *           "2026-11-20T00:00:00.000+00:00",
+                     *           "2026-11-21T00:00:00.000+00:00"
+                     *         ],
+                     *         "series": [
+                     *           {
+                     *             "dimensions": {
+                     *               "model": "gpt-4o-mini"
+                     *             },
+                     *             "totals": {
+                     *               "count": 1,
+                     *               "cost_sum": 0.0000117,
+                     *               "latency_p95": 1240
+                     *             },
+                     *             "values": {
+                     *               "count": [
+                     *                 0,
+                     *                 1,
+                     *                 0
+                     *               ],
+                     *               "cost_sum": [
+                     *                 0,
+                     *                 0.0000117,
+                     *                 0
+                     *               ],
+                     *               "latency_p95": [
+                     *                 null,
+                     *                 1240,
+                     *                 null
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "totals": {
+                     *           "count": 1,
+                     *           "cost_sum": 0.0000117,
+                     *           "latency_p95": 1240
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["MetricsAnswer"];
                         error: string | null;
@@ -4781,6 +5776,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sql": "SELECT model, count() AS requests, round(sum(cost), 6) AS cost_usd FROM requests WHERE request_created_at >= {since:DateTime64(3)} GROUP BY model ORDER BY requests DESC LIMIT 10",
+                 *       "params": {
+                 *         "since": "2026-11-01 00:00:00.000"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SqlQuery"];
             };
         };
@@ -4791,6 +5794,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "columns": [
+                     *           {
+                     *             "name": "model",
+                     *             "type": "LowCardinality(String)"
+                     *           },
+                     *           {
+                     *             "name": "requests",
+                     *             "type": "UInt64"
+                     *           },
+                     *           {
+                     *             "name": "cost_usd",
+                     *             "type": "Float64"
+                     *           }
+                     *         ],
+                     *         "rows": [
+                     *           {
+                     *             "model": "gpt-4o-mini",
+                     *             "requests": "4",
+                     *             "cost_usd": 0.000033
+                     *           }
+                     *         ],
+                     *         "row_count": 1,
+                     *         "statistics": {
+                     *           "elapsed_ms": 8
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SqlResult"];
                         error: string | null;
@@ -4890,6 +5925,67 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "tables": [
+                     *           {
+                     *             "name": "requests",
+                     *             "description": "Your organization's requests, one row each (deduplicated: no FINAL needed).",
+                     *             "columns": [
+                     *               {
+                     *                 "name": "request_id",
+                     *                 "type": "UUID",
+                     *                 "description": "The request's id."
+                     *               },
+                     *               {
+                     *                 "name": "request_created_at",
+                     *                 "type": "DateTime64(3, 'UTC')",
+                     *                 "description": "When the model request was sent (UTC, milliseconds)."
+                     *               },
+                     *               {
+                     *                 "name": "response_created_at",
+                     *                 "type": "DateTime64(3, 'UTC')",
+                     *                 "description": "When the response ended (UTC, milliseconds)."
+                     *               },
+                     *               {
+                     *                 "name": "latency",
+                     *                 "type": "UInt32",
+                     *                 "description": "Milliseconds from request to end of response."
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "name": "sessions",
+                     *             "description": "Your organization's sessions (requests with a session id), one row each, with their totals.",
+                     *             "columns": [
+                     *               {
+                     *                 "name": "session_id",
+                     *                 "type": "String",
+                     *                 "description": "The session's id."
+                     *               },
+                     *               {
+                     *                 "name": "session_name",
+                     *                 "type": "String",
+                     *                 "description": "The name its latest request gave it."
+                     *               },
+                     *               {
+                     *                 "name": "first_request_at",
+                     *                 "type": "DateTime64(3, 'UTC')",
+                     *                 "description": "When its first request was sent."
+                     *               },
+                     *               {
+                     *                 "name": "last_request_at",
+                     *                 "type": "DateTime64(3, 'UTC')",
+                     *                 "description": "When its last request was sent."
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SqlSchema"];
                         error: string | null;
@@ -4952,6 +6048,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ticket-summary",
+                 *       "tags": [
+                 *         "support"
+                 *       ],
+                 *       "promptBody": {
+                 *         "model": "gpt-4o-mini",
+                 *         "messages": [
+                 *           {
+                 *             "role": "system",
+                 *             "content": "You summarise support tickets in one line."
+                 *           },
+                 *           {
+                 *             "role": "user",
+                 *             "content": "{{ticket}}"
+                 *           }
+                 *         ],
+                 *         "temperature": 0.2,
+                 *         "max_tokens": 200
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @default [] */
@@ -4967,6 +6086,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "versionId": "fe83534a-8ca8-5913-9f02-4856a04ac1c0"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5061,6 +6189,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "search": "ticket",
+                 *       "tagsFilter": [
+                 *         "support"
+                 *       ],
+                 *       "page": 0,
+                 *       "pageSize": 10
+                 *     }
+                 */
                 "application/json": {
                     search: string;
                     tagsFilter: string[];
@@ -5085,6 +6223,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *           "name": "ticket-summary-v2",
+                     *           "tags": [
+                     *             "support",
+                     *             "triage"
+                     *           ],
+                     *           "created_at": "2026-11-26T10:15:17.169Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Prompt"][];
                         error: string | null;
@@ -5161,6 +6315,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f6fbdaef-c1ab-51c9-b218-52ad5caaa49e */
                 promptId: string;
             };
             cookie?: never;
@@ -5173,6 +6328,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "name": "ticket-summary-v2",
+                     *         "tags": [
+                     *           "support",
+                     *           "triage"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.169Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Prompt"];
                         error: string | null;
@@ -5240,12 +6409,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f6fbdaef-c1ab-51c9-b218-52ad5caaa49e */
                 promptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ticket-summary-v2"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -5258,6 +6433,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "name": "ticket-summary-v2",
+                     *         "tags": [
+                     *           "support",
+                     *           "triage"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.169Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Prompt"];
                         error: string | null;
@@ -5352,12 +6541,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f6fbdaef-c1ab-51c9-b218-52ad5caaa49e */
                 promptId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tags": [
+                 *         "support",
+                 *         "triage"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     tags: string[];
                 };
@@ -5370,6 +6568,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "name": "ticket-summary-v2",
+                     *         "tags": [
+                     *           "support",
+                     *           "triage"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.169Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Prompt"];
                         error: string | null;
@@ -5455,6 +6667,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f6fbdaef-c1ab-51c9-b218-52ad5caaa49e */
                 promptId: string;
             };
             cookie?: never;
@@ -5467,6 +6680,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -5544,6 +6763,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         "support",
+                     *         "triage"
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: string[];
                         error: string | null;
@@ -5612,6 +6840,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         "production",
+                     *         "staging"
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: string[];
                         error: string | null;
@@ -5674,6 +6911,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                 *       "promptVersionId": "fe83534a-8ca8-5913-9f02-4856a04ac1c0",
+                 *       "newMajorVersion": false,
+                 *       "environment": "staging",
+                 *       "commitMessage": "Shorter summaries",
+                 *       "promptBody": {
+                 *         "model": "gpt-4o-mini",
+                 *         "messages": [
+                 *           {
+                 *             "role": "system",
+                 *             "content": "You summarise support tickets in one line."
+                 *           },
+                 *           {
+                 *             "role": "user",
+                 *             "content": "{{ticket}}"
+                 *           }
+                 *         ],
+                 *         "temperature": 0.2,
+                 *         "max_tokens": 120
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -5697,6 +6958,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -5789,6 +7058,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -5804,6 +7078,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *           "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *           "model": "gpt-4o-mini",
+                     *           "major_version": 1,
+                     *           "minor_version": 1,
+                     *           "commit_message": "Shorter summaries",
+                     *           "environments": [
+                     *             "production",
+                     *             "staging"
+                     *           ],
+                     *           "created_at": "2026-11-26T10:15:17.198Z",
+                     *           "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersion"][];
                         error: string | null;
@@ -5893,6 +7188,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -5906,6 +7206,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "totalVersions": 2,
+                     *         "majorVersions": 1
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: int64 */
@@ -6000,6 +7309,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptVersionId": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptVersionId: string;
@@ -6013,6 +7327,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithLink"];
                         error: string | null;
@@ -6102,6 +7436,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6115,6 +7454,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithLink"];
                         error: string | null;
@@ -6204,6 +7563,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                 *       "environment": "staging"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6218,6 +7583,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithLink"];
                         error: string | null;
@@ -6307,6 +7692,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptVersionId": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptVersionId: string;
@@ -6320,6 +7710,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70",
+                     *         "prompt_body": {
+                     *           "model": "gpt-4o-mini",
+                     *           "messages": [
+                     *             {
+                     *               "role": "system",
+                     *               "content": "You summarise support tickets in one line."
+                     *             },
+                     *             {
+                     *               "role": "user",
+                     *               "content": "{{ticket}}"
+                     *             }
+                     *           ],
+                     *           "temperature": 0.2,
+                     *           "max_tokens": 120
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithBody"];
                         error: string | null;
@@ -6409,6 +7834,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6422,6 +7852,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70",
+                     *         "prompt_body": {
+                     *           "model": "gpt-4o-mini",
+                     *           "messages": [
+                     *             {
+                     *               "role": "system",
+                     *               "content": "You summarise support tickets in one line."
+                     *             },
+                     *             {
+                     *               "role": "user",
+                     *               "content": "{{ticket}}"
+                     *             }
+                     *           ],
+                     *           "temperature": 0.2,
+                     *           "max_tokens": 120
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithBody"];
                         error: string | null;
@@ -6511,6 +7976,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                 *       "environment": "staging"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6525,6 +7996,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json",
+                     *         "s3_url": "http://127.0.0.1:8787/blobs/prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json?expires=1795688717&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70",
+                     *         "prompt_body": {
+                     *           "model": "gpt-4o-mini",
+                     *           "messages": [
+                     *             {
+                     *               "role": "system",
+                     *               "content": "You summarise support tickets in one line."
+                     *             },
+                     *             {
+                     *               "role": "user",
+                     *               "content": "{{ticket}}"
+                     *             }
+                     *           ],
+                     *           "temperature": 0.2,
+                     *           "max_tokens": 120
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersionWithBody"];
                         error: string | null;
@@ -6610,6 +8116,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 71dd6e63-a6e5-5f3c-bec3-4a4a301a633b */
                 promptVersionId: string;
             };
             cookie?: never;
@@ -6622,6 +8129,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "model": "gpt-4o-mini",
+                     *         "messages": [
+                     *           {
+                     *             "role": "system",
+                     *             "content": "You summarise support tickets in one line."
+                     *           },
+                     *           {
+                     *             "role": "user",
+                     *             "content": "{{ticket}}"
+                     *           }
+                     *         ],
+                     *         "temperature": 0.2,
+                     *         "max_tokens": 120
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptBody"];
                         error: string | null;
@@ -6693,6 +8220,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                 *       "promptVersionId": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                 *       "environment": "production"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6709,6 +8243,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production",
+                     *           "staging"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersion"];
                         error: string | null;
@@ -6798,6 +8351,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "promptId": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                 *       "promptVersionId": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                 *       "environment": "staging"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     promptId: string;
@@ -6814,6 +8374,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "71dd6e63-a6e5-5f3c-bec3-4a4a301a633b",
+                     *         "prompt_id": "f6fbdaef-c1ab-51c9-b218-52ad5caaa49e",
+                     *         "model": "gpt-4o-mini",
+                     *         "major_version": 1,
+                     *         "minor_version": 1,
+                     *         "commit_message": "Shorter summaries",
+                     *         "environments": [
+                     *           "production"
+                     *         ],
+                     *         "created_at": "2026-11-26T10:15:17.198Z",
+                     *         "storage_url": "prompts/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/f6fbdaef-c1ab-51c9-b218-52ad5caaa49e/71dd6e63-a6e5-5f3c-bec3-4a4a301a633b.json"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PromptVersion"];
                         error: string | null;
@@ -6899,7 +8477,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example f6fbdaef-c1ab-51c9-b218-52ad5caaa49e */
                 promptId: string;
+                /** @example fe83534a-8ca8-5913-9f02-4856a04ac1c0 */
                 versionId: string;
             };
             cookie?: never;
@@ -6912,6 +8492,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -6989,6 +8575,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3613d6fb-c9c6-5286-a919-506605f8a277",
+                     *           "destination": "https://hooks.example.com/tally",
+                     *           "config": {
+                     *             "sampleRate": 100,
+                     *             "propertyFilters": [],
+                     *             "filter": {
+                     *               "request_response_rmt": {
+                     *                 "status": {
+                     *                   "gte": 500
+                     *                 }
+                     *               }
+                     *             }
+                     *           },
+                     *           "includeData": true,
+                     *           "state": "active",
+                     *           "disabled_reason": null,
+                     *           "created_at": "2026-11-26T10:15:17.265Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Webhook"][];
                         error: string | null;
@@ -7051,6 +8663,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "destination": "https://hooks.example.com/tally",
+                 *       "config": {
+                 *         "sampleRate": 100,
+                 *         "filter": {
+                 *           "request_response_rmt": {
+                 *             "status": {
+                 *               "gte": 500
+                 *             }
+                 *           }
+                 *         }
+                 *       },
+                 *       "includeData": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description HTTPS URL that receives deliveries */
                     destination: string;
@@ -7091,6 +8719,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3613d6fb-c9c6-5286-a919-506605f8a277",
+                     *         "destination": "https://hooks.example.com/tally",
+                     *         "config": {
+                     *           "sampleRate": 100,
+                     *           "propertyFilters": [],
+                     *           "filter": {
+                     *             "request_response_rmt": {
+                     *               "status": {
+                     *                 "gte": 500
+                     *               }
+                     *             }
+                     *           }
+                     *         },
+                     *         "includeData": true,
+                     *         "state": "active",
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-11-26T10:15:17.265Z",
+                     *         "hmac_key": "whsec_MfKQ9r8GKYqXG4Vi4wWx6mW+L0yF6XyKzzxVq3JqZ3g="
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedWebhook"];
                         error: string | null;
@@ -7176,6 +8829,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 3613d6fb-c9c6-5286-a919-506605f8a277 */
                 id: string;
             };
             cookie?: never;
@@ -7188,6 +8842,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -7255,6 +8915,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 3613d6fb-c9c6-5286-a919-506605f8a277 */
                 id: string;
             };
             cookie?: never;
@@ -7267,6 +8928,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivery_id": "afb04225-0a25-5a15-8db8-145e515ba0f2",
+                     *         "delivered": true,
+                     *         "status": 200,
+                     *         "duration_ms": 84,
+                     *         "error": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookTestResult"];
                         error: string | null;
@@ -7334,7 +9007,10 @@ export interface operations {
             query?: {
                 /** @description Records skipped */
                 offset?: number;
-                /** @description Records per page */
+                /**
+                 * @description Records per page
+                 * @example 10
+                 */
                 limit?: number;
                 /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
                 page?: number;
@@ -7342,10 +9018,12 @@ export interface operations {
                 pageSize?: number;
                 /** @description The next_cursor of the previous page: the page after it, by the same sort */
                 cursor?: string;
+                /** @example delivered */
                 status?: "pending" | "delivered" | "failed";
             };
             header?: never;
             path: {
+                /** @example 3613d6fb-c9c6-5286-a919-506605f8a277 */
                 id: string;
             };
             cookie?: never;
@@ -7358,6 +9036,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "afb04225-0a25-5a15-8db8-145e515ba0f2",
+                     *           "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b",
+                     *           "event": "webhook.test",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "last_attempt_at": "2026-11-26T10:15:17.275Z",
+                     *           "last_response_status": 200,
+                     *           "last_response_body": "ok",
+                     *           "last_error": null,
+                     *           "last_duration_ms": 84,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-11-26T10:15:17.279Z",
+                     *           "delivered_at": "2026-11-26T10:15:17.275Z"
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Delivery"][];
                         error: string | null;
@@ -7427,7 +9128,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 3613d6fb-c9c6-5286-a919-506605f8a277 */
                 id: string;
+                /** @example afb04225-0a25-5a15-8db8-145e515ba0f2 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -7440,6 +9143,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "afb04225-0a25-5a15-8db8-145e515ba0f2",
+                     *         "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b",
+                     *         "event": "webhook.test",
+                     *         "status": "pending",
+                     *         "attempts": 1,
+                     *         "last_attempt_at": "2026-11-26T10:15:17.275Z",
+                     *         "last_response_status": 503,
+                     *         "last_response_body": "Service Unavailable",
+                     *         "last_error": "HTTP 503",
+                     *         "last_duration_ms": 3,
+                     *         "next_attempt_at": "2026-11-26T10:15:17.297Z",
+                     *         "created_at": "2026-11-26T10:15:17.279Z",
+                     *         "delivered_at": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Delivery"];
                         error: string | null;
@@ -7507,6 +9230,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 3613d6fb-c9c6-5286-a919-506605f8a277 */
                 id: string;
             };
             cookie?: never;
@@ -7519,6 +9243,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "3613d6fb-c9c6-5286-a919-506605f8a277",
+                     *         "hmac_key": "whsec_MfKQ9r8GKYqXG4Vi4wWx6mW+L0yF6XyKzzxVq3JqZ3g=",
+                     *         "previous_key_expires_at": "2026-11-27T10:15:17.291Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -7601,7 +9335,10 @@ export interface operations {
             query?: {
                 /** @description Records skipped */
                 offset?: number;
-                /** @description Records per page */
+                /**
+                 * @description Records per page
+                 * @example 10
+                 */
                 limit?: number;
                 /** @description Alias: the page, 0-indexed (offset = page × pageSize); offset must then be 0 or left out */
                 page?: number;
@@ -7609,6 +9346,7 @@ export interface operations {
                 pageSize?: number;
                 /** @description The next_cursor of the previous page: the page after it, by the same sort */
                 cursor?: string;
+                /** @example succeeded */
                 status?: "queued" | "running" | "succeeded" | "failed";
             };
             header?: never;
@@ -7623,6 +9361,81 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "6e7f08fb-02f6-5411-a6c1-a3db5a70afd5",
+                     *           "status": "succeeded",
+                     *           "from": "2026-11-20T00:00:00.000Z",
+                     *           "to": "2026-11-21T00:00:00.000Z",
+                     *           "filter": "all",
+                     *           "format": "parquet",
+                     *           "schedule_id": null,
+                     *           "attempts": 1,
+                     *           "last_error": null,
+                     *           "next_attempt_at": null,
+                     *           "waiting_reason": null,
+                     *           "created_at": "2026-11-26T10:15:17.303Z",
+                     *           "started_at": "2026-11-26T10:15:17.313Z",
+                     *           "finished_at": "2026-11-26T10:15:17.378Z",
+                     *           "manifest": {
+                     *             "export_id": "6e7f08fb-02f6-5411-a6c1-a3db5a70afd5",
+                     *             "organization_id": "50fb8ae3-cc90-50f8-ab99-71652f7ec0c4",
+                     *             "window": {
+                     *               "from": "2026-11-20T00:00:00.000Z",
+                     *               "to": "2026-11-21T00:00:00.000Z"
+                     *             },
+                     *             "filter": "all",
+                     *             "format": "parquet",
+                     *             "columns": [
+                     *               "organization_id",
+                     *               "request_id",
+                     *               "request_created_at",
+                     *               "response_created_at",
+                     *               "latency",
+                     *               "time_to_first_token",
+                     *               "provider",
+                     *               "model",
+                     *               "status",
+                     *               "target_url",
+                     *               "prompt_tokens",
+                     *               "completion_tokens",
+                     *               "total_tokens",
+                     *               "cost",
+                     *               "cached",
+                     *               "user_id",
+                     *               "session_id",
+                     *               "session_name",
+                     *               "session_path",
+                     *               "properties",
+                     *               "prompt_id",
+                     *               "prompt_version",
+                     *               "request_body",
+                     *               "response_body",
+                     *               "trace_id",
+                     *               "span_id",
+                     *               "parent_span_id"
+                     *             ],
+                     *             "files": [
+                     *               {
+                     *                 "name": "part-00001.parquet",
+                     *                 "rows": 1,
+                     *                 "bytes": 13357,
+                     *                 "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *               }
+                     *             ],
+                     *             "total_rows": 1,
+                     *             "counted_rows": 1,
+                     *             "created_at": "2026-11-26T10:15:17.317Z",
+                     *             "finished_at": "2026-11-26T10:15:17.373Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Export"][];
                         error: string | null;
@@ -7687,6 +9500,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-20T00:00:00Z",
+                 *       "to": "2026-11-21T00:00:00Z",
+                 *       "format": "parquet",
+                 *       "filter": "all"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Start of the window, included */
                     from: string;
@@ -7708,6 +9529,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6e7f08fb-02f6-5411-a6c1-a3db5a70afd5",
+                     *         "status": "queued",
+                     *         "from": "2026-11-20T00:00:00.000Z",
+                     *         "to": "2026-11-21T00:00:00.000Z",
+                     *         "filter": "all",
+                     *         "format": "parquet",
+                     *         "schedule_id": null,
+                     *         "attempts": 0,
+                     *         "last_error": null,
+                     *         "next_attempt_at": "2026-11-26T10:15:17.303Z",
+                     *         "waiting_reason": null,
+                     *         "created_at": "2026-11-26T10:15:17.303Z",
+                     *         "started_at": null,
+                     *         "finished_at": null,
+                     *         "manifest": null
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Export"];
                         error: string | null;
@@ -7803,6 +9646,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4adec20c-17b3-52cf-837d-ff977b57190a",
+                     *           "period": "daily",
+                     *           "format": "jsonl",
+                     *           "filter": "all",
+                     *           "next_window_start": "2026-11-20T00:00:00.000Z",
+                     *           "created_at": "2026-11-26T10:15:20.328Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ExportSchedule"][];
                         error: string | null;
@@ -7865,6 +9723,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "period": "daily",
+                 *       "format": "jsonl",
+                 *       "filter": "all",
+                 *       "start": "2026-11-20T00:00:00Z"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description hourly: UTC hours; daily: UTC days
@@ -7889,6 +9755,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "4adec20c-17b3-52cf-837d-ff977b57190a",
+                     *         "period": "daily",
+                     *         "format": "jsonl",
+                     *         "filter": "all",
+                     *         "next_window_start": "2026-11-20T00:00:00.000Z",
+                     *         "created_at": "2026-11-26T10:15:20.328Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ExportSchedule"];
                         error: string | null;
@@ -7974,6 +9853,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 4adec20c-17b3-52cf-837d-ff977b57190a */
                 id: string;
             };
             cookie?: never;
@@ -7986,6 +9866,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: Record<string, never> | null;
                         error: string | null;
@@ -8053,6 +9939,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 6e7f08fb-02f6-5411-a6c1-a3db5a70afd5 */
                 id: string;
             };
             cookie?: never;
@@ -8065,6 +9952,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6e7f08fb-02f6-5411-a6c1-a3db5a70afd5",
+                     *         "status": "succeeded",
+                     *         "from": "2026-11-20T00:00:00.000Z",
+                     *         "to": "2026-11-21T00:00:00.000Z",
+                     *         "filter": "all",
+                     *         "format": "parquet",
+                     *         "schedule_id": null,
+                     *         "attempts": 1,
+                     *         "last_error": null,
+                     *         "next_attempt_at": null,
+                     *         "waiting_reason": null,
+                     *         "created_at": "2026-11-26T10:15:17.303Z",
+                     *         "started_at": "2026-11-26T10:15:17.313Z",
+                     *         "finished_at": "2026-11-26T10:15:17.378Z",
+                     *         "manifest": {
+                     *           "export_id": "6e7f08fb-02f6-5411-a6c1-a3db5a70afd5",
+                     *           "organization_id": "50fb8ae3-cc90-50f8-ab99-71652f7ec0c4",
+                     *           "window": {
+                     *             "from": "2026-11-20T00:00:00.000Z",
+                     *             "to": "2026-11-21T00:00:00.000Z"
+                     *           },
+                     *           "filter": "all",
+                     *           "format": "parquet",
+                     *           "columns": [
+                     *             "organization_id",
+                     *             "request_id",
+                     *             "request_created_at",
+                     *             "response_created_at",
+                     *             "latency",
+                     *             "time_to_first_token",
+                     *             "provider",
+                     *             "model",
+                     *             "status",
+                     *             "target_url",
+                     *             "prompt_tokens",
+                     *             "completion_tokens",
+                     *             "total_tokens",
+                     *             "cost",
+                     *             "cached",
+                     *             "user_id",
+                     *             "session_id",
+                     *             "session_name",
+                     *             "session_path",
+                     *             "properties",
+                     *             "prompt_id",
+                     *             "prompt_version",
+                     *             "request_body",
+                     *             "response_body",
+                     *             "trace_id",
+                     *             "span_id",
+                     *             "parent_span_id"
+                     *           ],
+                     *           "files": [
+                     *             {
+                     *               "name": "part-00001.parquet",
+                     *               "rows": 1,
+                     *               "bytes": 13357,
+                     *               "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *             }
+                     *           ],
+                     *           "total_rows": 1,
+                     *           "counted_rows": 1,
+                     *           "created_at": "2026-11-26T10:15:17.317Z",
+                     *           "finished_at": "2026-11-26T10:15:17.373Z"
+                     *         },
+                     *         "download": {
+                     *           "expires_at": "2026-11-26T10:25:20.319Z",
+                     *           "manifest_url": "http://127.0.0.1:8787/blobs/exports/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/6e7f08fb-02f6-5411-a6c1-a3db5a70afd5/manifest.json?expires=1795688720&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70",
+                     *           "files": [
+                     *             {
+                     *               "name": "part-00001.parquet",
+                     *               "url": "http://127.0.0.1:8787/blobs/exports/50fb8ae3-cc90-50f8-ab99-71652f7ec0c4/6e7f08fb-02f6-5411-a6c1-a3db5a70afd5/part-00001.parquet?expires=1795688720&signature=6f1c0e6d9b1a4c5e8f7a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70"
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ExportWithLinks"];
                         error: string | null;

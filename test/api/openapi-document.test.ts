@@ -40,6 +40,13 @@ function operations(items: Record<string, Record<string, unknown>> = doc.paths):
   )
 }
 
+/** Where the document keeps a body's or an answer's example: under JSON, else the first media type. */
+// biome-ignore lint/suspicious/noExplicitAny: a content object as JSON
+function exampleHolder(content: Record<string, any> | undefined) {
+  if (!content) return undefined
+  return content['application/json'] ?? Object.values(content)[0]
+}
+
 /** `npm run lint:openapi` (Redocly, redocly.yaml) on the document a Tally at `url` serves: no problem. */
 async function expectLintClean(url: string) {
   const run = await promisify(execFile)(process.execPath, ['scripts/lint-openapi.ts', url], {
@@ -278,6 +285,69 @@ describe('the OpenAPI document', () => {
         `${method} ${path}`,
       ).toEqual([])
     }
+  })
+
+  it('shows an example on every operation: parameters, body and answer, each fitting its schema', () => {
+    const check = validatorFor(doc)
+    const missing: string[] = []
+    const wrong: string[] = []
+    const delivery =
+      doc.paths['/v1/webhooks'].post.callbacks.requestCompleted['{$request.body#/destination}'].post
+    const all = [...operations(), { method: 'POST', path: '(webhook delivery)', op: delivery }]
+    for (const { method, path, op } of all) {
+      const where = `${method} ${path}`
+      for (const p of op.parameters ?? []) {
+        if (p.example === undefined) {
+          if (p.required) missing.push(`${where}: parameter ${p.name}`)
+        } else wrong.push(...check(p.schema, p.example).map((e) => `${where}: parameter ${p.name} ${e}`))
+      }
+      const body = op.requestBody && exampleHolder(op.requestBody.content)
+      if (body?.example === undefined) {
+        if (op.requestBody) missing.push(`${where}: body`)
+      } else wrong.push(...check(body.schema, body.example).map((e) => `${where}: body ${e}`))
+      const success = op.responses['200'] ?? op.responses['201']
+      if (!success) continue // the delivery: any 2xx
+      const answer = exampleHolder(success.content)
+      if (answer?.example === undefined) missing.push(`${where}: answer`)
+      else wrong.push(...check(answer.schema, answer.example).map((e) => `${where}: answer ${e}`))
+    }
+    expect(missing).toEqual([])
+    expect(wrong).toEqual([])
+  })
+
+  it('takes every example request as it stands: none is refused as invalid, none fails', async () => {
+    const refused: string[] = []
+    for (const { method, path, op } of operations()) {
+      const values = (where: string) =>
+        (op.parameters ?? []).filter((p: { in: string }) => p.in === where) as {
+          name: string
+          example?: string | number
+        }[]
+      let url = path
+      for (const p of values('path')) url = url.replace(`{${p.name}}`, encodeURIComponent(String(p.example)))
+      const query = new URLSearchParams(
+        values('query')
+          .filter((p) => p.example !== undefined)
+          .map((p): [string, string] => [p.name, String(p.example)]),
+      )
+      const body = op.requestBody && exampleHolder(op.requestBody.content)?.example
+      const key = path.startsWith('/admin/')
+        ? `Bearer ${tally.config.TALLY_ADMIN_API_KEY}`
+        : org.headers.authorization
+      const res = await fetch(`${tally.url}${url}${query.size > 0 ? `?${query}` : ''}`, {
+        method,
+        headers: {
+          ...(op.security?.length === 0 ? {} : { authorization: key }),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      // Ids of the examples name nothing here: 404 (and 403 for the blob's signature) are answers.
+      if ([400, 413, 415, 422].includes(res.status) || res.status >= 500)
+        refused.push(`${method} ${url}: ${res.status} ${await res.text()}`)
+      else await res.arrayBuffer()
+    }
+    expect(refused).toEqual([])
   })
 
   it('describes the webhook deliveries: payload and signature headers as sent', () => {

@@ -7,6 +7,26 @@ import type { OpenAPIV3_1 } from 'openapi-types'
 import { z } from 'zod'
 import { publicErrorResponses } from './envelope.ts'
 
+/**
+ * What the document shows of one operation: a request a caller may send, and the answer to it.
+ * Tested: each request is sent to a started Tally and accepted, each answer fits its schema.
+ */
+export interface OperationExamples {
+  /** Path and query parameters, by name. */
+  parameters?: Record<string, string | number>
+  /** A body the operation takes, shown under its JSON media type. */
+  body?: unknown
+  /** Its success answer (200 or 201): JSON, or text where the operation answers text. */
+  answer: unknown
+}
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Copied to the operation by @fastify/swagger (an `x-` key); placeExamples moves it into place. */
+    'x-examples'?: OperationExamples
+  }
+}
+
 const documentedBodies = new WeakMap<object, z.ZodType>()
 
 /**
@@ -299,6 +319,51 @@ function shapeForGenerators(document: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
   }
 }
 
+const EXAMPLES = 'x-examples'
+
+/** The first of `content`'s media types that is JSON, else its first: where an example goes. */
+function exampleHolder(content: Record<string, OpenAPIV3_1.MediaTypeObject> | undefined) {
+  if (!content) return undefined
+  const types = Object.keys(content)
+  const type = types.find((t) => t === 'application/json') ?? types[0]
+  return type === undefined ? undefined : content[type]
+}
+
+/** Takes each operation's `x-examples` (OperationExamples) out of the document, by operation. */
+function takeExamples(document: OpenAPIV3_1.Document): Map<string, OperationExamples> {
+  const taken = new Map<string, OperationExamples>()
+  for (const [path, item] of Object.entries(document.paths ?? {}))
+    for (const [method, operation] of Object.entries(item ?? {}) as [string, JsonObject][]) {
+      const examples = operation?.[EXAMPLES] as OperationExamples | undefined
+      if (!examples) continue
+      delete operation[EXAMPLES]
+      taken.set(`${method} ${path}`, examples)
+    }
+  return taken
+}
+
+/** The examples as those of each operation's parameters, body and answer. */
+function placeExamples(document: OpenAPIV3_1.Document, examples: Map<string, OperationExamples>): void {
+  for (const [path, item] of Object.entries(document.paths ?? {}))
+    for (const [method, operation] of Object.entries(item ?? {}) as [string, OpenAPIV3_1.OperationObject][]) {
+      const example = examples.get(`${method} ${path}`)
+      if (!example) continue
+      for (const parameter of (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
+        const value = example.parameters?.[parameter.name]
+        if (value !== undefined) parameter.example = value
+      }
+      const body = exampleHolder(
+        (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content,
+      )
+      if (body && example.body !== undefined) body.example = example.body
+      const success = (operation.responses?.['200'] ?? operation.responses?.['201']) as
+        | OpenAPIV3_1.ResponseObject
+        | undefined
+      const answer = exampleHolder(success?.content)
+      if (answer) answer.example = example.answer
+    }
+}
+
 const withComponents = createJsonSchemaTransformObject({})
 
 const TAGS: OpenAPIV3_1.TagObject[] = [
@@ -379,7 +444,11 @@ export async function installOpenApi(
       const document = nameSchemas(withComponents(input) as OpenAPIV3_1.Document)
       describeResponses(document)
       keepUsedSecuritySchemes(document)
-      return shapeForGenerators(document)
+      // Kept apart while shaping: examples are values, which shaping (made for schemas) must not touch.
+      const examples = takeExamples(document)
+      const shaped = shapeForGenerators(document)
+      placeExamples(shaped, examples)
+      return shaped
     },
   })
   await app.register(swaggerUi, { routePrefix: '/docs', transformSpecification: withServer })
@@ -387,6 +456,14 @@ export async function installOpenApi(
     schema: {
       tags: ['openapi'],
       operationId: 'getOpenApiDocument',
+      'x-examples': {
+        answer: {
+          openapi: '3.1.0',
+          info: { title: 'Tally API', version: '1.0.0' },
+          servers: [{ url: 'http://127.0.0.1:8787' }],
+          paths: { '/v1/request/log': { post: { operationId: 'logRequests' } } },
+        },
+      },
       summary: 'This document: OpenAPI 3.1',
       security: [],
       response: {

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { notFound } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import type { PromptRepo } from './repo.ts'
 import {
@@ -29,6 +30,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'createPrompt',
+        'x-examples': examples.createPrompt,
         summary: 'Create a prompt with its first version, 1.0, deployed to production',
         body: createPromptBody,
         response: {
@@ -48,6 +50,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'queryPrompts',
+        'x-examples': examples.queryPrompts,
         summary: 'Search prompts: partial name match ignoring case, any of the tags, newest first',
         body: queryBody,
         response: { 200: envelope(z.array(prompt)), ...withBody },
@@ -68,6 +71,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'getPrompt',
+        'x-examples': examples.getPrompt,
         summary: 'One prompt',
         params: promptParams,
         response: { 200: envelope(prompt), ...errorResponses, 404: errorEnvelope },
@@ -80,6 +84,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'renamePrompt',
+        'x-examples': examples.renamePrompt,
         summary: 'Rename a prompt (its versions are untouched)',
         params: promptParams,
         body: z.object({ name: promptName }),
@@ -97,6 +102,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'setPromptTags',
+        'x-examples': examples.setPromptTags,
         summary: "Replace a prompt's tags",
         params: promptParams,
         body: z.object({ tags: tagList }),
@@ -115,6 +121,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'deletePrompt',
+        'x-examples': examples.deletePrompt,
         summary: 'Delete a prompt with all its versions and their bodies, permanently',
         params: promptParams,
         response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
@@ -129,6 +136,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'listPromptTags',
+        'x-examples': examples.listPromptTags,
         summary: "Every tag on the organization's prompts, sorted",
         response: { 200: envelope(z.array(z.string())), ...errorResponses },
       },
@@ -139,6 +147,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'listPromptEnvironments',
+        'x-examples': examples.listPromptEnvironments,
         summary: "Every environment some version of the organization's prompts is deployed to, sorted",
         response: { 200: envelope(z.array(z.string())), ...errorResponses },
       },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import {
   environmentChangeBody,
@@ -33,6 +34,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'createPromptVersion',
+        'x-examples': examples.createPromptVersion,
         summary: 'Create a new version from a base version: a new major, or the next minor of its major',
         body: newVersionBody,
         response: { 201: envelope(z.object({ id: z.guid() })), ...lookupWithBody },
@@ -48,6 +50,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'queryPromptVersions',
+        'x-examples': examples.queryPromptVersions,
         summary:
           "A prompt's versions, metadata only, newest first; only one major when majorVersion is given",
         body: versionsBody,
@@ -63,6 +66,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'countPromptVersions',
+        'x-examples': examples.countPromptVersions,
         summary: 'How many versions a prompt has, and how many distinct major versions',
         body: promptIdBody,
         response: { 200: envelope(versionCounts), ...lookupWithBody },
@@ -83,6 +87,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getPromptVersion${suffix}`,
+          'x-examples': examples[`getPromptVersion${suffix}`],
           summary: `One version ${what}`,
           body: versionIdBody,
           response,
@@ -95,6 +100,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getProductionVersion${suffix}`,
+          'x-examples': examples[`getProductionVersion${suffix}`],
           summary: `The production version ${what}`,
           body: promptIdBody,
           response,
@@ -113,6 +119,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getEnvironmentVersion${suffix}`,
+          'x-examples': examples[`getEnvironmentVersion${suffix}`],
           summary: `The version deployed to an environment ${what}`,
           body: environmentVersionBody,
           response,
@@ -130,6 +137,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'getPromptBody',
+        'x-examples': examples.getPromptBody,
         summary: 'The body of a version: messages, model and parameters',
         params: z.object({ promptVersionId: id }),
         response: { 200: envelope(promptBody), ...errorResponses, 404: errorEnvelope },
@@ -147,6 +155,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'deployPromptVersion',
+        'x-examples': examples.deployPromptVersion,
         summary: 'Deploy a version to an environment, moving the environment from the version that held it',
         body: environmentChangeBody,
         response: { 200: envelope(promptVersion), ...lookupWithBody },
@@ -159,6 +168,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'undeployPromptVersion',
+        'x-examples': examples.undeployPromptVersion,
         summary: 'Take a version out of an environment (production can only be moved, never removed)',
         body: environmentChangeBody,
         response: { 200: envelope(promptVersion), ...lookupWithBody },
@@ -171,6 +181,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'deletePromptVersion',
+        'x-examples': examples.deletePromptVersion,
         summary: 'Delete a version and its body, permanently; refused for the production version',
         params: z.object({ promptId: id, versionId: id }),
         response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },

@@ -25,6 +25,7 @@ import {
   type SessionDetailRepo,
   type TreeNode,
 } from './detail.ts'
+import { examples } from './examples.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 
@@ -242,6 +243,7 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'getSession',
+        'x-examples': examples.getSession,
         summary: "One session's requests in time order, with their tree, tokens, cost and latency",
         params: sessionIdParams,
         response: {
@@ -289,6 +291,7 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'querySessions',
+        'x-examples': examples.querySessions,
         summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
         description:
           'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last session (docs/sessions.md).',
@@ -315,6 +318,7 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'countSessions',
+        'x-examples': examples.countSessions,
         summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
         body: sessionQueryBody,
         response: {

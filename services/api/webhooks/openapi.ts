@@ -1,10 +1,59 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
+import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
+import { signatureHeaders } from '../../shared/webhooks/signature.ts'
+import { examples } from './examples.ts'
+
+/**
+ * The delivery of the request logRequests' example logs, to the webhook createWebhook's example
+ * made, as Tally sends it: built and signed by the dispatcher's own code.
+ */
+const example = (() => {
+  const completed = new Date('2026-11-20T09:30:01.240Z')
+  const event = {
+    ...testEvent('50fb8ae3-cc90-50f8-ab99-71652f7ec0c4', 'b0e59b83-0614-5173-b173-f5b89613d1d6', completed),
+    created_at: new Date('2026-11-20T09:30:00.000Z'),
+    latency_ms: 1240,
+    time_to_first_token_ms: 310,
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    target_url: 'https://api.openai.com/v1/chat/completions',
+    prompt_tokens: 42,
+    completion_tokens: 9,
+    total_tokens: 51,
+    cost_usd: 0.0000117,
+    user_id: 'user-1842',
+    session_id: 'ticket-5521',
+    properties: { team: 'support', environment: 'production' },
+    request_body: JSON.stringify({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Summarise this ticket in one line.' }],
+    }),
+    response_body: JSON.stringify({
+      choices: [{ message: { role: 'assistant', content: 'Customer cannot reset their password.' } }],
+    }),
+  }
+  const body = buildPayload(event, true, 'request.completed')
+  const headers = signatureHeaders({
+    id: '0c6b1a52-5d1e-5a8e-9f3d-7c2b4e6a8d10',
+    timestamp: Math.floor(completed.getTime() / 1000) + 1,
+    body,
+    keys: [examples.createWebhook.answer.data.hmac_key],
+  })
+  return { body: JSON.parse(body.toString()) as unknown, headers }
+})()
 
 const header = (
   name: string,
   schema: OpenAPIV3_1.ParameterObject['schema'],
   description: string,
-): OpenAPIV3_1.ParameterObject => ({ name, in: 'header', required: true, schema, description })
+): OpenAPIV3_1.ParameterObject => ({
+  name,
+  in: 'header',
+  required: true,
+  schema,
+  description,
+  example: example.headers[name.toLowerCase()],
+})
 
 /**
  * The POST Tally sends to every webhook destination, with
@@ -48,7 +97,12 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
       ],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookPayload' } } },
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/WebhookPayload' },
+            example: example.body,
+          },
+        },
       },
       responses: {
         '2XX': { description: 'Delivered: any 2xx within 5 s' },

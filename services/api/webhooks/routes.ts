@@ -22,6 +22,7 @@ import {
   pageEnvelope,
 } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
+import { examples } from './examples.ts'
 import { createWebhookRepo } from './repo.ts'
 import {
   createBody,
@@ -77,6 +78,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'createWebhook',
+        'x-examples': examples.createWebhook,
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
         description: `An organization holds at most ${deps.config.TALLY_MAX_WEBHOOKS_PER_ORG} webhooks (409 beyond).`,
         body: createBody,
@@ -125,6 +127,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhooks',
+        'x-examples': examples.listWebhooks,
         summary: "List the organization's webhooks (never their keys)",
         response: { 200: envelope(z.array(webhook)), ...errorResponses },
       },
@@ -135,6 +138,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'deleteWebhook',
+        'x-examples': examples.deleteWebhook,
         summary: 'Delete a webhook; deliveries stop at once, in-flight ones may land',
         params: idParams,
         response: { 200: envelope(z.null()), ...lookupErrors },
@@ -150,6 +154,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'testWebhook',
+        'x-examples': examples.testWebhook,
         summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
         params: idParams,
         response: { 200: envelope(testResult), ...lookupErrors },
@@ -186,6 +191,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhookDeliveries',
+        'x-examples': examples.listWebhookDeliveries,
         summary: "The webhook's deliveries, newest first, with their last attempt",
         description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         params: idParams,
@@ -212,6 +218,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'retryWebhookDelivery',
+        'x-examples': examples.retryWebhookDelivery,
         summary: 'Make a delivery due now with a fresh retry schedule (re-enables a webhook disabled by 410)',
         params: deliveryParams,
         response: { 200: envelope(delivery), ...lookupErrors },
@@ -229,6 +236,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'rotateWebhookKey',
+        'x-examples': examples.rotateWebhookKey,
         summary:
           'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
