@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { create, toBinary, toJson } from '@bufbuild/protobuf'
 import { Pool } from 'undici'
-import { ExportTraceServiceRequestSchema } from '../services/api/otlp/gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
+import { ExportTraceServiceRequestSchema } from '../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)

@@ -1,7 +1,7 @@
 /**
  * `npm run check:otlp-gen` (run by CI): regenerates the OTLP classes from schemas/otlp with the
  * repository's own template, into a temporary directory, and fails when anything differs from the
- * committed services/api/otlp/gen/: a file changed, missing or extra. Nothing in the work tree is
+ * committed generated/otlp/: a file changed, missing or extra. Nothing in the work tree is
  * touched. buf and protoc-gen-es come from node_modules (devDependencies, pinned by the lockfile);
  * the template names a local plugin and the vendored .proto files, no remote module or plugin.
  */
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 
 const TEMPLATE = 'schemas/otlp/buf.gen.yaml'
-const OUT = 'services/api/otlp/gen'
+const OUT = 'generated/otlp'
 
 function filesUnder(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>()

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { create, toBinary } from '@bufbuild/protobuf'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ExportTraceServiceRequestSchema } from '../../services/api/otlp/gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
+import { ExportTraceServiceRequestSchema } from '../../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
 import { waitFor } from '../support/wait.ts'

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import {
   ExportTraceServiceRequestSchema,
   ExportTraceServiceResponseSchema,
-} from '../../services/api/otlp/gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
+} from '../../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 import { apiAs, callApi } from '../support/api.ts'
 import type { TestOrg } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'

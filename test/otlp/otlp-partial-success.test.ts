@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   ExportTraceServiceRequestSchema,
   ExportTraceServiceResponseSchema,
-} from '../../services/api/otlp/gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
+} from '../../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 import { apiAs } from '../support/api.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { jsonExport, jsonSpan } from './client.ts'

@@ -26,9 +26,9 @@ describe('the OTLP generation check', () => {
     const moved = retargeted(template, '/scratch/gen')
     expect(moved).toContain('    out: /scratch/gen\n')
     expect(moved).not.toMatch(/out:\s*services/)
-    expect(moved.replace('out: /scratch/gen', 'out: services/api/otlp/gen')).toBe(template)
-    expect(() => retargeted(template.replace('out: services/api/otlp/gen', 'out: elsewhere'), '/x')).toThrow(
-      'schemas/otlp/buf.gen.yaml does not write to services/api/otlp/gen',
+    expect(moved.replace('out: /scratch/gen', 'out: generated/otlp')).toBe(template)
+    expect(() => retargeted(template.replace('out: generated/otlp', 'out: elsewhere'), '/x')).toThrow(
+      'schemas/otlp/buf.gen.yaml does not write to generated/otlp',
     )
   })
 

@@ -1,4 +1,4 @@
-import type { AnyValue, KeyValue } from './gen/opentelemetry/proto/common/v1/common_pb.js'
+import type { AnyValue, KeyValue } from '../../../generated/otlp/opentelemetry/proto/common/v1/common_pb.js'
 
 /** How deep a structured attribute value (arrays, key-value lists) may nest before it is refused. */
 const MAX_DEPTH = 32

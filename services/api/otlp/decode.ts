@@ -1,8 +1,11 @@
 import { fromBinary, fromJson, type JsonValue } from '@bufbuild/protobuf'
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire'
+import {
+  type Resource,
+  ResourceSchema,
+} from '../../../generated/otlp/opentelemetry/proto/resource/v1/resource_pb.js'
+import { type Span, SpanSchema } from '../../../generated/otlp/opentelemetry/proto/trace/v1/trace_pb.js'
 import { AppError, badRequest } from '../../shared/errors.ts'
-import { type Resource, ResourceSchema } from './gen/opentelemetry/proto/resource/v1/resource_pb.js'
-import { type Span, SpanSchema } from './gen/opentelemetry/proto/trace/v1/trace_pb.js'
 
 // OTLP/HTTP (https://opentelemetry.io/docs/specs/otlp/#otlphttp): a body of one
 // ExportTraceServiceRequest, binary protobuf or OTLP/JSON (inflated first by http.ts when gzip).

@@ -1,9 +1,9 @@
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { create, toBinary, toJson } from '@bufbuild/protobuf'
+import { ExportTraceServiceResponseSchema } from '../../../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { OtlpEncoding } from './decode.ts'
-import { ExportTraceServiceResponseSchema } from './gen/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
 
 // What OTLP/HTTP wraps around an export, on the API's own thread: the body's Content-Encoding,
 // and the ExportTraceServiceResponse. The export itself is decoded in a thread (decode.ts).

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import type { Span } from '../../../generated/otlp/opentelemetry/proto/trace/v1/trace_pb.js'
 import { inputProblem } from '../http/inputs.ts'
 import { type IntakeEvent, intakeEvent } from '../requests/interface.ts'
 import { Attributes, TooDeepError } from './attributes.ts'
 import type { DecodedExport } from './decode.ts'
-import type { Span } from './gen/opentelemetry/proto/trace/v1/trace_pb.js'
 
 // Attribute names, copied from the conventions rather than imported (the GenAI ones live in
 // @opentelemetry/semantic-conventions/incubating, which is not a stable export):
