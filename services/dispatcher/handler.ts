@@ -1,18 +1,18 @@
-import { Counter } from 'prom-client'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
+import { counter } from '../shared/metrics.ts'
 import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'
 import type { WebhookDirectory, WebhookTarget } from '../shared/webhooks/directory.ts'
 import { buildPayload, isSampled } from '../shared/webhooks/payload.ts'
 import { matchesTree } from './evaluate-filter.ts'
 import type { DeliveryWorker } from './worker.ts'
 
-const recorded = new Counter({
-  name: 'tally_webhook_deliveries_recorded_total',
-  help: 'Deliveries written for request events (a redelivered event writes none)',
-})
+const recorded = counter(
+  'tally_webhook_deliveries_recorded_total',
+  'Deliveries written for request events (a redelivered event writes none)',
+)
 
 /**
  * The dispatcher's side of the event stream: for every event and every active webhook of its

@@ -1,5 +1,5 @@
-import { Counter, Histogram } from 'prom-client'
 import type { Logger } from '../shared/logger.ts'
+import { counter, histogram } from '../shared/metrics.ts'
 import { attemptDelivery } from '../shared/webhooks/attempt.ts'
 import type { ClaimedDelivery, Completion, DeliveryRepo } from '../shared/webhooks/deliveries.ts'
 import { activeKeys, type WebhookDirectory } from '../shared/webhooks/directory.ts'
@@ -11,16 +11,20 @@ import { createLeases } from './leases.ts'
 import { createOutcomeWriter } from './outcomes.ts'
 import { startPoller } from './poller.ts'
 
-const attempts = new Counter({
-  name: 'tally_webhook_attempts_total',
-  help: 'Delivery attempts by what followed: delivered, retry (scheduled again) or failed (for good)',
-  labelNames: ['outcome'] as const,
-})
-const attemptSeconds = new Histogram({
-  name: 'tally_webhook_attempt_duration_seconds',
-  help: 'Duration of one delivery attempt, failed ones included',
-  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-})
+const attempts = counter(
+  'tally_webhook_attempts_total',
+  'Delivery attempts by what followed: delivered, retry (scheduled again) or failed (for good)',
+  {
+    labelNames: ['outcome'],
+  },
+)
+const attemptSeconds = histogram(
+  'tally_webhook_attempt_duration_seconds',
+  'Duration of one delivery attempt, failed ones included',
+  {
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  },
+)
 
 /** The outcome recorded for a delivery whose webhook was disabled after it was recorded: not sent. */
 const DISABLED: SendResult = {

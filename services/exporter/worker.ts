@@ -1,44 +1,43 @@
 import { ClickHouseError } from '@clickhouse/client'
-import { Counter, Gauge } from 'prom-client'
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { bytesText } from '../shared/clickhouse/query-limits.ts'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import { AppError } from '../shared/errors.ts'
 import { EXPORTS_CHANNEL, exportPrefix } from '../shared/exports/contract.ts'
 import type { Logger } from '../shared/logger.ts'
+import { counter, gauge } from '../shared/metrics.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ClaimedExport, ExportJobs } from './jobs.ts'
 import type { ExportQueries } from './query.ts'
 import { CountMismatch, LeaseLost, runExport } from './run-export.ts'
 
-const outcomes = new Counter({
-  name: 'tally_exports_total',
-  help: 'Export attempts by what followed: succeeded, retried (due again later) or failed (for good)',
-  labelNames: ['outcome'] as const,
+const outcomes = counter(
+  'tally_exports_total',
+  'Export attempts by what followed: succeeded, retried (due again later) or failed (for good)',
+  {
+    labelNames: ['outcome'],
+  },
+)
+const rowsExported = counter('tally_export_rows_total', 'Rows written by succeeded exports, by format', {
+  labelNames: ['format'],
 })
-const rowsExported = new Counter({
-  name: 'tally_export_rows_total',
-  help: 'Rows written by succeeded exports, by format',
-  labelNames: ['format'] as const,
-})
-const bytesExported = new Counter({
-  name: 'tally_export_bytes_total',
-  help: 'Bytes of the files of succeeded exports, by format',
-  labelNames: ['format'] as const,
-})
+const bytesExported = counter(
+  'tally_export_bytes_total',
+  'Bytes of the files of succeeded exports, by format',
+  {
+    labelNames: ['format'],
+  },
+)
 
-const running = new Gauge({
-  name: 'tally_export_jobs_running',
-  help: 'Export jobs this process runs now',
-})
-const passes = new Counter({
-  name: 'tally_export_passes_total',
-  help: 'Passes of the exporter over due work (schedules, byte limits, claims), each after a notification, a finished job or the poll',
-})
-const heldBack = new Counter({
-  name: 'tally_export_held_back_total',
-  help: "Queued export jobs held back because their organization's files of the last hour reached TALLY_EXPORT_MAX_BYTES_PER_HOUR",
-})
+const running = gauge('tally_export_jobs_running', 'Export jobs this process runs now')
+const passes = counter(
+  'tally_export_passes_total',
+  'Passes of the exporter over due work (schedules, byte limits, claims), each after a notification, a finished job or the poll',
+)
+const heldBack = counter(
+  'tally_export_held_back_total',
+  "Queued export jobs held back because their organization's files of the last hour reached TALLY_EXPORT_MAX_BYTES_PER_HOUR",
+)
 
 export interface ExportWorkerOptions {
   /** Postgres, for the notifications that say a job is due. */

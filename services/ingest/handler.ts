@@ -1,30 +1,30 @@
-import { Counter, Histogram } from 'prom-client'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
+import { counter, histogram } from '../shared/metrics.ts'
 import { createDeletionSweeper } from './sweeper.ts'
 
-const written = new Counter({
-  name: 'tally_events_written_total',
-  help: 'Rows inserted into request_response_rmt (a redelivered event is written again and replaced)',
-})
-const dropped = new Counter({
-  name: 'tally_ingest_events_dropped_total',
-  help: 'Events not written because their organization was deleted',
-})
-const batchSize = new Histogram({
-  name: 'tally_ingest_batch_events',
-  help: 'Events per ClickHouse insert',
+const written = counter(
+  'tally_events_written_total',
+  'Rows inserted into request_response_rmt (a redelivered event is written again and replaced)',
+)
+const dropped = counter(
+  'tally_ingest_events_dropped_total',
+  'Events not written because their organization was deleted',
+)
+const batchSize = histogram('tally_ingest_batch_events', 'Events per ClickHouse insert', {
   buckets: [1, 10, 100, 500, 1000, 2500, 5000, 10000],
 })
-const batchSeconds = new Histogram({
-  name: 'tally_ingest_batch_duration_seconds',
-  help: 'Duration of one ClickHouse insert, failed ones included',
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-})
+const batchSeconds = histogram(
+  'tally_ingest_batch_duration_seconds',
+  'Duration of one ClickHouse insert, failed ones included',
+  {
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  },
+)
 
 // ClickHouse error codes that a row's own values cause: retrying the same row can never
 // succeed. Anything else (connection refused, timeouts, UNKNOWN_TABLE while detached, too many

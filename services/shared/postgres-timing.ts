@@ -1,12 +1,14 @@
 import type postgres from 'postgres'
-import { Histogram } from 'prom-client'
+import { histogram } from './metrics.ts'
 
-const duration = new Histogram({
-  name: 'tally_postgres_query_duration_seconds',
-  help: 'Postgres statements (query) and whole transactions (transaction) run by this process',
-  labelNames: ['operation', 'outcome'],
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-})
+const duration = histogram(
+  'tally_postgres_query_duration_seconds',
+  'Postgres statements (query) and whole transactions (transaction) run by this process',
+  {
+    labelNames: ['operation', 'outcome'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  },
+)
 
 /** Whether a call of the client is a tagged-template query (a statement), not a helper. */
 export const isTemplate = (arg: unknown): boolean => Array.isArray(arg) && 'raw' in (arg as object)

@@ -1,10 +1,10 @@
-import { Counter } from 'prom-client'
 import { AppError } from '../../shared/errors.ts'
+import { counter } from '../../shared/metrics.ts'
 
-const refused = new Counter({
-  name: 'tally_query_gate_refused_total',
-  help: 'Queries answered 429: their organization already ran its share of queries at once for too long',
-})
+const refused = counter(
+  'tally_query_gate_refused_total',
+  'Queries answered 429: their organization already ran its share of queries at once for too long',
+)
 
 /**
  * At most `perOrganization` queries of one organization run at once in this process (ClickHouse

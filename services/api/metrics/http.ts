@@ -1,17 +1,21 @@
 import type { FastifyInstance } from 'fastify'
-import { Counter, Histogram } from 'prom-client'
+import { counter, histogram } from '../../shared/metrics.ts'
 
-const requests = new Counter({
-  name: 'tally_http_requests_total',
-  help: 'HTTP requests answered, by method, route template and status',
-  labelNames: ['method', 'route', 'status'],
-})
-const duration = new Histogram({
-  name: 'tally_http_request_duration_seconds',
-  help: 'Time from a request received to its answer sent, by method and route template',
-  labelNames: ['method', 'route'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-})
+const requests = counter(
+  'tally_http_requests_total',
+  'HTTP requests answered, by method, route template and status',
+  {
+    labelNames: ['method', 'route', 'status'],
+  },
+)
+const duration = histogram(
+  'tally_http_request_duration_seconds',
+  'Time from a request received to its answer sent, by method and route template',
+  {
+    labelNames: ['method', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  },
+)
 
 /**
  * Counts every answer and times it, labelled by the route's template (`/v1/request/:id`), never

@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
-import { Counter, Gauge } from 'prom-client'
 import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
+import { counter, gauge } from '../../shared/metrics.ts'
 import { principalOf } from '../http/auth.ts'
 import { bodyErrorResponses, errorResponses } from '../http/envelope.ts'
 import { rawBodyDocumented } from '../http/openapi.ts'
@@ -15,33 +15,39 @@ import type { ExportDefaults, SpanOutcome } from './mapping.ts'
 import { createWorkerPool, PoolFullError, TaskDeadlineError, TaskError, type WorkerPool } from './pool.ts'
 import type { DecodeTask } from './worker.ts'
 
-const spans = new Counter({
-  name: 'tally_otlp_spans_total',
-  help: 'Spans received through OTLP: stored as requests, skipped (not a model call), or rejected (partial_success)',
-  labelNames: ['outcome'],
-})
-const incomplete = new Counter({
-  name: 'tally_otlp_spans_incomplete_total',
-  help: 'Model-call spans stored without an attribute Tally maps (the row names it in properties["tally.missing"])',
-  labelNames: ['missing'],
-})
+const spans = counter(
+  'tally_otlp_spans_total',
+  'Spans received through OTLP: stored as requests, skipped (not a model call), or rejected (partial_success)',
+  {
+    labelNames: ['outcome'],
+  },
+)
+const incomplete = counter(
+  'tally_otlp_spans_incomplete_total',
+  'Model-call spans stored without an attribute Tally maps (the row names it in properties["tally.missing"])',
+  {
+    labelNames: ['missing'],
+  },
+)
 
 const pools = new Set<WorkerPool<DecodeTask, SpanOutcome[]>>()
-new Gauge({
-  name: 'tally_otlp_exports_decoding',
-  help: 'OTLP exports being decoded in the decoding threads (state="running"), waiting for one (state="waiting"), and the threads (state="threads")',
-  labelNames: ['state'],
-  collect() {
-    const total = { threads: 0, running: 0, waiting: 0 }
-    for (const pool of pools) {
-      const stats = pool.stats()
-      total.threads += stats.size
-      total.running += stats.running
-      total.waiting += stats.waiting
-    }
-    for (const [state, value] of Object.entries(total)) this.set({ state }, value)
+gauge(
+  'tally_otlp_exports_decoding',
+  'OTLP exports being decoded in the decoding threads (state="running"), waiting for one (state="waiting"), and the threads (state="threads")',
+  {
+    labelNames: ['state'],
+    collect() {
+      const total = { threads: 0, running: 0, waiting: 0 }
+      for (const pool of pools) {
+        const stats = pool.stats()
+        total.threads += stats.size
+        total.running += stats.running
+        total.waiting += stats.waiting
+      }
+      for (const [state, value] of Object.entries(total)) this.set({ state }, value)
+    },
   },
-})
+)
 
 // Path, operationId. /v1/otel/v1/traces is where a Collector's otlphttp exporter posts with
 // endpoint <tally>/v1/otel; /v1/trace/log is where Helicone's async SDK posts.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { Counter } from 'prom-client'
 import { z } from 'zod'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
+import { counter } from '../../shared/metrics.ts'
 import { uuidInput, wholeNumber } from '../http/inputs.ts'
 import { costOf, type PriceTable } from './prices.ts'
 import { extractUsage } from './usage.ts'
@@ -90,11 +90,13 @@ export const intakeEvent = z.strictObject({
 
 export type IntakeEvent = z.infer<typeof intakeEvent>
 
-const clamped = new Counter({
-  name: 'tally_intake_values_clamped_total',
-  help: `Values derived by Tally (tokens read from a response, latency from two times) cut to ${INT32_MAX}`,
-  labelNames: ['field'],
-})
+const clamped = counter(
+  'tally_intake_values_clamped_total',
+  `Values derived by Tally (tokens read from a response, latency from two times) cut to ${INT32_MAX}`,
+  {
+    labelNames: ['field'],
+  },
+)
 
 /** A derived count within int32; a larger one is cut to the maximum and counted. */
 function clamp(field: string, value: number): number {

@@ -1,35 +1,39 @@
-import { Counter } from 'prom-client'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import { EncodeError } from '../../shared/events/codec.ts'
 import { PublishQueueFullError } from '../../shared/events/publish-queue.ts'
 import type { RequestEvent } from '../../shared/events/request-event.ts'
 import { type EventPublisher, UnrecordableEventsError } from '../../shared/events/transport.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { counter } from '../../shared/metrics.ts'
 import { type IntakeEvent, toRequestEvent } from './intake.ts'
 import type { PriceTable } from './prices.ts'
 import { createRecentIds } from './recent-ids.ts'
 import type { RequestRepo } from './repo.ts'
 
-const accepted = new Counter({
-  name: 'tally_events_accepted_total',
-  help: 'Request events the API acknowledged as durable (201)',
-})
-const refused = new Counter({
-  name: 'tally_events_publish_failed_total',
-  help: 'Request events the API could not make durable (answered 503; the caller retries)',
-})
+const accepted = counter(
+  'tally_events_accepted_total',
+  'Request events the API acknowledged as durable (201)',
+)
+const refused = counter(
+  'tally_events_publish_failed_total',
+  'Request events the API could not make durable (answered 503; the caller retries)',
+)
 
-const rejected = new Counter({
-  name: 'tally_events_rejected_total',
-  help: 'Events answered 400 after validation: the event codec could not carry them, or (embedded mode) ClickHouse refused them',
-  labelNames: ['stage'],
-})
+const rejected = counter(
+  'tally_events_rejected_total',
+  'Events answered 400 after validation: the event codec could not carry them, or (embedded mode) ClickHouse refused them',
+  {
+    labelNames: ['stage'],
+  },
+)
 
-const lookupFailures = new Counter({
-  name: 'tally_intake_lookup_failures_total',
-  help: 'Intakes accepted without checking caller-supplied ids against stored rows: failed (ClickHouse unreachable, too slow, or over a query limit) or skipped (soon after a failure)',
-  labelNames: ['outcome'],
-})
+const lookupFailures = counter(
+  'tally_intake_lookup_failures_total',
+  'Intakes accepted without checking caller-supplied ids against stored rows: failed (ClickHouse unreachable, too slow, or over a query limit) or skipped (soon after a failure)',
+  {
+    labelNames: ['outcome'],
+  },
+)
 
 const unavailable = () =>
   new AppError(503, 'unavailable', 'The events could not be recorded; retry with the same request ids', {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto'
 import { PassThrough, type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
-import { Counter } from 'prom-client'
 import { clickHouseAnswer } from '../../shared/clickhouse/errors.ts'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { endQuery, endQueryEventually } from '../../shared/clickhouse/query-end.ts'
@@ -11,6 +10,7 @@ import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { counter } from '../../shared/metrics.ts'
 import { checkAnswerText, createSqlGuard, EXPLAIN_SETTINGS, SqlRefused } from './guard.ts'
 import { jsonEnvelope } from './json-envelope.ts'
 
@@ -85,11 +85,13 @@ const END_WAIT_MS = 5_000
 /** The text of an answer may be this many times the engine's max_result_bytes (blocks in memory) at most. */
 const TEXT_PER_RESULT_BYTE = 4
 
-const queriesTotal = new Counter({
-  name: 'tally_sql_queries_total',
-  help: "Callers' SQL queries (POST /v1/sql/query) by outcome: ok, refused (4xx), failed",
-  labelNames: ['outcome'],
-})
+const queriesTotal = counter(
+  'tally_sql_queries_total',
+  "Callers' SQL queries (POST /v1/sql/query) by outcome: ok, refused (4xx), failed",
+  {
+    labelNames: ['outcome'],
+  },
+)
 
 export function createSqlRunner(
   client: ClickHouseClient,

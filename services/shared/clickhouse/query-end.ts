@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Counter, Gauge } from 'prom-client'
 import type { Logger } from '../logger.ts'
+import { counter, gauge } from '../metrics.ts'
 
 const POLL_MS = 50
 /** How often a query that outlived its KILL is looked for again, and killed again. */
@@ -8,15 +8,15 @@ const WATCH_MS = 1_000
 const KILL_AGAIN_EVERY = 10
 const SAY_EVERY_MS = 60_000
 
-const unconfirmed = new Counter({
-  name: 'tally_query_end_unconfirmed_total',
-  help: 'Queries Tally stopped waiting for whose end ClickHouse did not confirm within the deadline',
-})
+const unconfirmed = counter(
+  'tally_query_end_unconfirmed_total',
+  'Queries Tally stopped waiting for whose end ClickHouse did not confirm within the deadline',
+)
 
-const outliving = new Gauge({
-  name: 'tally_queries_outliving_answer',
-  help: "Queries the server still runs after Tally answered (killed, waiting for the engine to stop them); each holds its organization's slot",
-})
+const outliving = gauge(
+  'tally_queries_outliving_answer',
+  "Queries the server still runs after Tally answered (killed, waiting for the engine to stop them); each holds its organization's slot",
+)
 
 /** Whether the server still lists the query. */
 export async function isRunning(

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { type ClickHouseClient, ClickHouseError, type ClickHouseSettings } from '@clickhouse/client'
-import { Counter } from 'prom-client'
 import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
+import { counter } from '../metrics.ts'
 import { clickHouseAnswer } from './errors.ts'
 import { endQuery } from './query-end.ts'
 
@@ -30,11 +30,13 @@ const GRACE_MS = 2_000
 
 const NARROW = 'narrow the time window or the filter'
 
-const exceededTotal = new Counter({
-  name: 'tally_query_limit_exceeded_total',
-  help: 'Caller queries refused because they exceeded a query limit',
-  labelNames: ['limit', 'api'],
-})
+const exceededTotal = counter(
+  'tally_query_limit_exceeded_total',
+  'Caller queries refused because they exceeded a query limit',
+  {
+    labelNames: ['limit', 'api'],
+  },
+)
 
 interface Limit {
   name: string

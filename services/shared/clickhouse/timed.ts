@@ -1,12 +1,14 @@
 import type { ClickHouseClient } from '@clickhouse/client'
-import { Histogram } from 'prom-client'
+import { histogram } from '../metrics.ts'
 
-const duration = new Histogram({
-  name: 'tally_clickhouse_request_duration_seconds',
-  help: 'ClickHouse requests from this process, until the answer began (query, insert, command) or ended (the rest)',
-  labelNames: ['operation', 'outcome'],
-  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-})
+const duration = histogram(
+  'tally_clickhouse_request_duration_seconds',
+  'ClickHouse requests from this process, until the answer began (query, insert, command) or ended (the rest)',
+  {
+    labelNames: ['operation', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  },
+)
 
 const OPERATIONS = ['query', 'insert', 'command', 'exec'] as const
 

@@ -1,5 +1,5 @@
-import { Counter, Gauge } from 'prom-client'
 import { withDeadline } from '../deadline.ts'
+import { counter, gauge } from '../metrics.ts'
 import type { KafkaConnection } from './kafka-connection.ts'
 import { withAdmin } from './kafka-topics.ts'
 
@@ -60,31 +60,35 @@ export async function readGroupLag(
 /** The groups this process consumes, each with how to read its lag: what a scrape reports. */
 const groups = new Map<string, () => Promise<Map<number, number>>>()
 
-const lagReadFailures = new Counter({
-  name: 'tally_consumer_lag_read_failures_total',
-  help: 'Scrapes at which the broker did not tell a group’s offsets in time (tally_consumer_lag is then absent)',
-  labelNames: ['group'],
-})
-
-new Gauge({
-  name: 'tally_consumer_lag',
-  help: 'Messages between the group’s committed offset and the partition end, asked of the broker at each scrape',
-  labelNames: ['group', 'topic', 'partition'],
-  async collect() {
-    this.reset()
-    await Promise.all(
-      [...groups].map(async ([key, read]) => {
-        const [group, topic] = key.split('\n') as [string, string]
-        try {
-          for (const [partition, lag] of await read())
-            this.set({ group, topic, partition: String(partition) }, lag)
-        } catch {
-          lagReadFailures.inc({ group })
-        }
-      }),
-    )
+const lagReadFailures = counter(
+  'tally_consumer_lag_read_failures_total',
+  'Scrapes at which the broker did not tell a group’s offsets in time (tally_consumer_lag is then absent)',
+  {
+    labelNames: ['group'],
   },
-})
+)
+
+gauge(
+  'tally_consumer_lag',
+  'Messages between the group’s committed offset and the partition end, asked of the broker at each scrape',
+  {
+    labelNames: ['group', 'topic', 'partition'],
+    async collect() {
+      this.reset()
+      await Promise.all(
+        [...groups].map(async ([key, read]) => {
+          const [group, topic] = key.split('\n') as [string, string]
+          try {
+            for (const [partition, lag] of await read())
+              this.set({ group, topic, partition: String(partition) }, lag)
+          } catch {
+            lagReadFailures.inc({ group })
+          }
+        }),
+      )
+    },
+  },
+)
 
 /** Reports `group`'s lag on `topic` at every scrape until the returned function is called. */
 export function reportLag(kafka: KafkaConnection, groupId: string, topic: string): () => void {

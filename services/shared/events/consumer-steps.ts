@@ -1,6 +1,6 @@
-import { Counter } from 'prom-client'
 import { abortableDelay } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
+import { counter } from '../metrics.ts'
 import { type Codec, DecodeError } from './codec.ts'
 import type { BatchWriter, Unrecordable } from './handler.ts'
 import type { RequestEvent } from './request-event.ts'
@@ -76,31 +76,29 @@ export interface StepsOptions {
 const ISOLATE_AFTER = 5
 const STRIKES = 3
 
-const consumedTotal = new Counter({
-  name: 'tally_events_consumed_total',
-  help: 'Messages read from the event topic (redeliveries count again)',
-  labelNames: ['group'],
-})
-const handledTotal = new Counter({
-  name: 'tally_events_handled_total',
-  help: 'Events the group durably handled (for tally-ingest: written to ClickHouse) before committing',
-  labelNames: ['group'],
-})
-const deadLetteredTotal = new Counter({
-  name: 'tally_events_dead_lettered_total',
-  help: 'Messages sent to the dead-letter topic',
-  labelNames: ['group'],
-})
-const undecodableSkipped = new Counter({
-  name: 'tally_events_undecodable_skipped_total',
-  help: 'Undecodable messages a group passed over because another group dead-letters them',
-  labelNames: ['group'],
-})
-const handlerFailures = new Counter({
-  name: 'tally_consumer_handler_failures_total',
-  help: 'Failed attempts to handle a chunk (retried with backoff, never skipped)',
-  labelNames: ['group'],
-})
+/** A counter of what this process's consumer groups did, by group. */
+const perGroup = (name: string, help: string) => counter(name, help, { labelNames: ['group'] })
+
+const consumedTotal = perGroup(
+  'tally_events_consumed_total',
+  'Messages read from the event topic (redeliveries count again)',
+)
+const handledTotal = perGroup(
+  'tally_events_handled_total',
+  'Events the group durably handled (for tally-ingest: written to ClickHouse) before committing',
+)
+const deadLetteredTotal = perGroup(
+  'tally_events_dead_lettered_total',
+  'Messages sent to the dead-letter topic',
+)
+const undecodableSkipped = perGroup(
+  'tally_events_undecodable_skipped_total',
+  'Undecodable messages a group passed over because another group dead-letters them',
+)
+const handlerFailures = perGroup(
+  'tally_consumer_handler_failures_total',
+  'Failed attempts to handle a chunk (retried with backoff, never skipped)',
+)
 
 /**
  * Handles each partition's batch chunk by chunk: decode; dead-letter what cannot be decoded;

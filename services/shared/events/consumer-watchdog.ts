@@ -1,28 +1,32 @@
-import { Counter, Gauge } from 'prom-client'
 import { withDeadline } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
+import { counter, gauge } from '../metrics.ts'
 import type { ReadinessCheck } from '../process/role.ts'
 import { readGroupLag } from './consumer-lag.ts'
 import type { KafkaConnection } from './kafka-connection.ts'
 import type { Member } from './kafka-member.ts'
 import { withAdmin } from './kafka-topics.ts'
 
-const restarts = new Counter({
-  name: 'tally_consumer_restarts_total',
-  help: 'Group memberships given up and made anew: failed (the stream or a commit failed), stalled (lag and no progress), not_member (out of the group)',
-  labelNames: ['group', 'cause'],
-})
+const restarts = counter(
+  'tally_consumer_restarts_total',
+  'Group memberships given up and made anew: failed (the stream or a commit failed), stalled (lag and no progress), not_member (out of the group)',
+  {
+    labelNames: ['group', 'cause'],
+  },
+)
 
 const watched = new Set<{ group: string; member: () => Member | undefined }>()
-new Gauge({
-  name: 'tally_consumer_member',
-  help: '1 while this process is an active member of the group (joined and heartbeating), else 0',
-  labelNames: ['group'],
-  collect() {
-    this.reset()
-    for (const w of watched) this.set({ group: w.group }, w.member()?.active() ? 1 : 0)
+gauge(
+  'tally_consumer_member',
+  '1 while this process is an active member of the group (joined and heartbeating), else 0',
+  {
+    labelNames: ['group'],
+    collect() {
+      this.reset()
+      for (const w of watched) this.set({ group: w.group }, w.member()?.active() ? 1 : 0)
+    },
   },
-})
+)
 
 /** Why the watchdog ended a membership. */
 export class MemberStalled extends Error {}

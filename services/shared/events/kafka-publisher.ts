@@ -1,6 +1,6 @@
 import { compatibilityPartitioner, type MessageToProduce, ProduceAcks, Producer } from '@platformatic/kafka'
-import { Counter, Histogram } from 'prom-client'
 import { withDeadline } from '../deadline.ts'
+import { counter, histogram } from '../metrics.ts'
 import { type Codec, encodeEach } from './codec.ts'
 import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
@@ -8,13 +8,8 @@ import { createPublishQueue } from './publish-queue.ts'
 import type { RequestEvent } from './request-event.ts'
 import type { EventPublisher } from './transport.ts'
 
-const produced = new Counter({
-  name: 'tally_events_produced_total',
-  help: 'Request events acknowledged by Kafka (acks=all)',
-})
-const produceBatch = new Histogram({
-  name: 'tally_produce_batch_events',
-  help: 'Events per producer send',
+const produced = counter('tally_events_produced_total', 'Request events acknowledged by Kafka (acks=all)')
+const produceBatch = histogram('tally_produce_batch_events', 'Events per producer send', {
   buckets: [1, 10, 50, 100, 250, 500, 1000, 2500],
 })
 
