@@ -8,7 +8,7 @@ import type { Sql } from '../../shared/postgres.ts'
 import type { Scratch } from '../../shared/scratch.ts'
 import { adminAuthHook } from '../http/auth.ts'
 import type { AuthFailureLimit } from '../http/auth-failures.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
@@ -76,7 +76,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         security,
         summary: 'Create an organization with an admin API key, which is in this answer and never again',
         body: createOrganizationBody,
-        response: { 201: envelope(createdOrganization), ...errorResponses, ...bodyErrorResponses },
+        response: responses({ 201: envelope(createdOrganization) }, { body: true }),
       },
       handler: async (request, reply) => {
         const { organization: created, secret } = await deps.keys.createOrganization(request.body.name)
@@ -92,7 +92,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         security,
         summary: 'List the organizations, oldest first',
         querystring: organizationsQuery,
-        response: { 200: envelope(z.array(organization)), ...errorResponses },
+        response: responses({ 200: envelope(z.array(organization)) }),
       },
       handler: async (request) => ok(await repo.list(pageOf(request.query, 'querystring'))),
     })
@@ -108,7 +108,7 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
           'Its running exports are stopped first (a 503 if they have not stopped within the export lease), and its events still on their way are dropped. ' +
           'On a 5xx, send it again: it resumes where it stopped.',
         params: organizationParams,
-        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
       },
       handler: async (request) => {
         if (!(await service.delete(request.params.id))) throw notFound('Organization not found')

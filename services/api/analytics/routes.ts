@@ -7,7 +7,7 @@ import { badRequest } from '../../shared/errors.ts'
 import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { atCallerOffset } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, ok, queryErrorResponses } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { autoGranularity, bucketStarts } from './buckets.ts'
 import { examples } from './examples.ts'
@@ -155,7 +155,7 @@ export function analyticsRoutes(
         description:
           'Zero-filled buckets aligned to the caller offset; exact percentiles (quantileExact) and distinct counts (docs/metrics.md).',
         body: metricsQueryBody,
-        response: { 200: envelope(metricsAnswer), ...queryErrorResponses, ...bodyErrorResponses },
+        response: responses({ 200: envelope(metricsAnswer) }, { body: true, query: true }),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)

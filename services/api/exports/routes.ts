@@ -7,14 +7,7 @@ import { exportPrefix, manifestKey } from '../../shared/exports/contract.ts'
 import { compileRequestFilter } from '../../shared/filters/compile.ts'
 import { principalOf } from '../http/auth.ts'
 import { postgresPaging } from '../http/cursor.ts'
-import {
-  bodyErrorResponses,
-  envelope,
-  errorEnvelope,
-  errorResponses,
-  ok,
-  pageEnvelope,
-} from '../http/envelope.ts'
+import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
 import { examples } from './examples.ts'
 import type { ExportRepo } from './repo.ts'
@@ -33,8 +26,6 @@ import { periodStart } from './windows.ts'
 
 /** How far back a schedule may start (a backfill). */
 const MAX_BACKFILL_MS = 90 * 86_400_000
-
-const lookupErrors = { ...errorResponses, 404: errorEnvelope }
 
 export function exportRoutes(deps: {
   repo: ExportRepo
@@ -77,7 +68,7 @@ export function exportRoutes(deps: {
         description:
           'Answers 201 at once with the export, queued; GET /v1/exports/{id} follows it to succeeded (with its manifest and links) or failed (with the reason). See docs/exports.md.',
         body: createExportBody,
-        response: { 201: envelope(exportRecord), ...errorResponses, ...bodyErrorResponses },
+        response: responses({ 201: envelope(exportRecord) }, { body: true }),
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -114,7 +105,7 @@ export function exportRoutes(deps: {
         summary: "The organization's exports, newest first, with their manifests (no links)",
         description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         querystring: listQuery,
-        response: { 200: pageEnvelope(z.array(exportRecord)), ...errorResponses },
+        response: responses({ 200: pageEnvelope(z.array(exportRecord)) }),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -134,7 +125,7 @@ export function exportRoutes(deps: {
         summary: 'Export every hour or day of requests as it ends, without gaps',
         description: `An organization holds at most ${maxSchedules} schedules (409 beyond, TALLY_EXPORT_MAX_SCHEDULES).`,
         body: createScheduleBody,
-        response: { 201: envelope(schedule), ...errorResponses, ...bodyErrorResponses, 409: errorEnvelope },
+        response: responses({ 201: envelope(schedule) }, { body: true, refuses: [409] }),
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -171,7 +162,7 @@ export function exportRoutes(deps: {
         'x-examples': examples.listExportSchedules,
         summary: "The organization's export schedules, oldest first",
         querystring: pageQuery,
-        response: { 200: envelope(z.array(schedule)), ...errorResponses },
+        response: responses({ 200: envelope(z.array(schedule)) }),
       },
       handler: async (request) =>
         ok(
@@ -186,7 +177,7 @@ export function exportRoutes(deps: {
         'x-examples': examples.deleteExportSchedule,
         summary: 'Stop a schedule: no further windows; its exports so far stay',
         params: idParams,
-        response: { 200: envelope(z.null()), ...lookupErrors },
+        response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
       },
       handler: async (request) => {
         if (!(await repo.deleteSchedule(principalOf(request).organizationId, request.params.id))) {
@@ -203,7 +194,7 @@ export function exportRoutes(deps: {
         'x-examples': examples.getExport,
         summary: 'One export: its status, its manifest once succeeded, and signed links to its files',
         params: idParams,
-        response: { 200: envelope(exportWithLinks), ...lookupErrors },
+        response: responses({ 200: envelope(exportWithLinks) }, { refuses: [404] }),
       },
       handler: async (request) => {
         const row = await repo.get(principalOf(request).organizationId, request.params.id)

@@ -21,9 +21,9 @@ export const errorEnvelope = z
 /**
  * Response schemas every authenticated route may answer with, for the OpenAPI document: a
  * parameter, query or body breaking a rule (400), no valid key (401), the key's rate limit (429)
- * and a server error (500). Routes add what else they answer: 403, 404, 409, 422, 503.
+ * and a server error (500).
  */
-export const errorResponses = {
+const errorResponses = {
   400: errorEnvelope,
   401: errorEnvelope,
   429: errorEnvelope,
@@ -34,13 +34,50 @@ export const errorResponses = {
 } as const
 
 /** What a route with a JSON body may also answer: the body is too large (413) or not JSON (415). */
-export const bodyErrorResponses = { 413: errorEnvelope, 415: errorEnvelope } as const
+const bodyErrorResponses = { 413: errorEnvelope, 415: errorEnvelope } as const
+
+/** Routes that query ClickHouse for the caller may also exceed a query limit (docs/requests.md). */
+const queryErrorResponses = { 422: errorEnvelope } as const
 
 /** What a route without an API key may answer: a parameter or query breaking a rule, a server error. */
 export const publicErrorResponses = { 400: errorEnvelope, 500: errorEnvelope } as const
 
-/** Routes that query ClickHouse for the caller may also exceed a query limit (docs/requests.md). */
-export const queryErrorResponses = { ...errorResponses, 422: errorEnvelope } as const
+/** A refusal of a route's own: forbidden (403), not found (404), not allowed (405), a conflict (409). */
+type Refusal = 403 | 404 | 405 | 409
+
+/** What else an authenticated route may answer, besides what every one may (errorResponses). */
+interface Also {
+  /** It takes a JSON body (413, 415). */
+  body?: true
+  /** It queries ClickHouse for the caller (422). */
+  query?: true
+  /** Its own refusals. */
+  refuses?: readonly Refusal[]
+}
+
+type ErrorsOf<A extends Also> = typeof errorResponses &
+  (A['body'] extends true ? typeof bodyErrorResponses : unknown) &
+  (A['query'] extends true ? typeof queryErrorResponses : unknown) & {
+    [S in NonNullable<A['refuses']>[number]]: typeof errorEnvelope
+  }
+
+/**
+ * The response schemas of an authenticated route, for the OpenAPI document: its answers (say
+ * `{ 200: envelope(x) }`), what every such route may answer, and what `also` adds to that.
+ */
+export function responses<Answers extends object, const A extends Also = Record<never, never>>(
+  answers: Answers,
+  also?: A,
+): Answers & ErrorsOf<A> {
+  const refusals = Object.fromEntries((also?.refuses ?? []).map((status) => [status, errorEnvelope]))
+  return {
+    ...answers,
+    ...errorResponses,
+    ...(also?.body ? bodyErrorResponses : {}),
+    ...(also?.query ? queryErrorResponses : {}),
+    ...refusals,
+  } as Answers & ErrorsOf<A>
+}
 
 export const ok = <T>(data: T) => ({ data, error: null })
 

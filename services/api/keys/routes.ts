@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { badRequest, conflict, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { examples } from './examples.ts'
 import type { ApiKeyRepo } from './repo.ts'
@@ -29,13 +29,7 @@ export function apiKeyRoutes(
         summary: 'Create an API key (admin keys only). The secret is in this answer and never again.',
         description: `An organization holds at most ${maxKeysPerOrg} keys (409 beyond).`,
         body: createBody,
-        response: {
-          201: envelope(createdApiKey),
-          ...errorResponses,
-          ...bodyErrorResponses,
-          403: errorEnvelope,
-          409: errorEnvelope,
-        },
+        response: responses({ 201: envelope(createdApiKey) }, { body: true, refuses: [403, 409] }),
       },
       handler: async (request, reply) => {
         const { organizationId } = requireAdmin(request)
@@ -54,7 +48,7 @@ export function apiKeyRoutes(
         operationId: 'listApiKeys',
         'x-examples': examples.listApiKeys,
         summary: "List the organization's API keys (never their secrets)",
-        response: { 200: envelope(z.array(apiKey)), ...errorResponses },
+        response: responses({ 200: envelope(z.array(apiKey)) }),
       },
       handler: async (request) => ok(await repo.list(principalOf(request).organizationId)),
     })
@@ -67,13 +61,7 @@ export function apiKeyRoutes(
         summary:
           'Delete an API key (admin keys only); it stops working at once. The last admin key of an organization cannot be deleted (409).',
         params: idParams,
-        response: {
-          200: envelope(z.null()),
-          ...errorResponses,
-          403: errorEnvelope,
-          404: errorEnvelope,
-          409: errorEnvelope,
-        },
+        response: responses({ 200: envelope(z.null()) }, { refuses: [403, 404, 409] }),
       },
       handler: async (request) => {
         const principal = requireAdmin(request)

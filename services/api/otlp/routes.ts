@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { counter, gauge } from '../../shared/metrics.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, errorResponses } from '../http/envelope.ts'
+import { responses } from '../http/envelope.ts'
 import { rawBodyDocumented } from '../http/openapi.ts'
 import { type Intake, type IntakeEvent, metadata, withSessionProperties } from '../requests/interface.ts'
 import type { OtlpEncoding } from './decode.ts'
@@ -187,17 +187,18 @@ export function otlpRoutes(deps: {
             (headers === 'helicone'
               ? "Helicone's path: Helicone-* and Tally-* headers (Tally's winning) give every span a session, user and properties; the session is also stored as the properties Helicone-Session-Id/-Name/-Path."
               : 'Tally-Session-Id/-Name/-Path, Tally-User-Id and Tally-Property-<Name> headers give every span a session, user and properties (Helicone-* headers are read on /v1/trace/log only).'),
-          response: {
-            200: {
-              description: 'ExportTraceServiceResponse',
-              content: {
-                'application/x-protobuf': { schema: z.instanceof(Buffer) },
-                'application/json': { schema: z.string() },
+          response: responses(
+            {
+              200: {
+                description: 'ExportTraceServiceResponse',
+                content: {
+                  'application/x-protobuf': { schema: z.instanceof(Buffer) },
+                  'application/json': { schema: z.string() },
+                },
               },
             },
-            ...errorResponses,
-            ...bodyErrorResponses,
-          },
+            { body: true },
+          ),
         },
         handler: async (request, reply) => {
           const { organizationId } = principalOf(request)

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { notFound } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import type { PromptRepo } from './repo.ts'
@@ -19,7 +19,6 @@ import {
 import type { PromptService } from './service.ts'
 
 const tags = ['prompts']
-const withBody = { ...errorResponses, ...bodyErrorResponses }
 const promptParams = z.object({ promptId: id })
 
 /** Prompts as a whole: create, search, rename, tag, delete, and the organization's tags and environments. */
@@ -33,11 +32,10 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         'x-examples': examples.createPrompt,
         summary: 'Create a prompt with its first version, 1.0, deployed to production',
         body: createPromptBody,
-        response: {
-          201: envelope(z.object({ id: z.guid(), versionId: z.guid() })),
-          ...withBody,
-          409: errorEnvelope,
-        },
+        response: responses(
+          { 201: envelope(z.object({ id: z.guid(), versionId: z.guid() })) },
+          { body: true, refuses: [409] },
+        ),
       },
       handler: async (request, reply) => {
         const created = await service.createPrompt(principalOf(request).organizationId, request.body)
@@ -53,7 +51,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         'x-examples': examples.queryPrompts,
         summary: 'Search prompts: partial name match ignoring case, any of the tags, newest first',
         body: queryBody,
-        response: { 200: envelope(z.array(prompt)), ...withBody },
+        response: responses({ 200: envelope(z.array(prompt)) }, { body: true }),
       },
       handler: async (request) => {
         const { search, tagsFilter } = request.body
@@ -74,7 +72,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         'x-examples': examples.getPrompt,
         summary: 'One prompt',
         params: promptParams,
-        response: { 200: envelope(prompt), ...errorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(prompt) }, { refuses: [404] }),
       },
       handler: async (request) =>
         ok(await service.prompt(principalOf(request).organizationId, request.params.promptId)),
@@ -88,7 +86,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         summary: 'Rename a prompt (its versions are untouched)',
         params: promptParams,
         body: z.object({ name: promptName }),
-        response: { 200: envelope(prompt), ...withBody, 404: errorEnvelope, 409: errorEnvelope },
+        response: responses({ 200: envelope(prompt) }, { body: true, refuses: [404, 409] }),
       },
       handler: async (request) => {
         const org = principalOf(request).organizationId
@@ -106,7 +104,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         summary: "Replace a prompt's tags",
         params: promptParams,
         body: z.object({ tags: tagList }),
-        response: { 200: envelope(prompt), ...withBody, 404: errorEnvelope },
+        response: responses({ 200: envelope(prompt) }, { body: true, refuses: [404] }),
       },
       handler: async (request) => {
         const org = principalOf(request).organizationId
@@ -124,7 +122,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         'x-examples': examples.deletePrompt,
         summary: 'Delete a prompt with all its versions and their bodies, permanently',
         params: promptParams,
-        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
       },
       handler: async (request) => {
         await service.deletePrompt(principalOf(request).organizationId, request.params.promptId)
@@ -138,7 +136,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         operationId: 'listPromptTags',
         'x-examples': examples.listPromptTags,
         summary: "Every tag on the organization's prompts, sorted",
-        response: { 200: envelope(z.array(z.string())), ...errorResponses },
+        response: responses({ 200: envelope(z.array(z.string())) }),
       },
       handler: async (request) => ok(await repo.listTags(principalOf(request).organizationId)),
     })
@@ -149,7 +147,7 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         operationId: 'listPromptEnvironments',
         'x-examples': examples.listPromptEnvironments,
         summary: "Every environment some version of the organization's prompts is deployed to, sorted",
-        response: { 200: envelope(z.array(z.string())), ...errorResponses },
+        response: responses({ 200: envelope(z.array(z.string())) }),
       },
       handler: async (request) => ok(await repo.listEnvironments(principalOf(request).organizationId)),
     })

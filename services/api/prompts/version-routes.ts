@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorEnvelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import {
@@ -24,7 +24,7 @@ import type { PromptService } from './service.ts'
 
 const tags = ['prompts']
 /** A route with a JSON body that names a prompt or version, which may not exist. */
-const lookupWithBody = { ...errorResponses, ...bodyErrorResponses, 404: errorEnvelope }
+const lookupWithBody = { body: true, refuses: [404] } as const
 
 /** Versions: create, list, count, look up (v1 with a link to the body, v2 with the body), deploy, delete. */
 export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZod {
@@ -37,7 +37,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.createPromptVersion,
         summary: 'Create a new version from a base version: a new major, or the next minor of its major',
         body: newVersionBody,
-        response: { 201: envelope(z.object({ id: z.guid() })), ...lookupWithBody },
+        response: responses({ 201: envelope(z.object({ id: z.guid() })) }, lookupWithBody),
       },
       handler: async (request, reply) => {
         const created = await service.createVersion(principalOf(request).organizationId, request.body)
@@ -54,7 +54,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         summary:
           "A prompt's versions, metadata only, newest first; only one major when majorVersion is given",
         body: versionsBody,
-        response: { 200: envelope(z.array(promptVersion)), ...lookupWithBody },
+        response: responses({ 200: envelope(z.array(promptVersion)) }, lookupWithBody),
       },
       handler: async (request) => {
         const { promptId, majorVersion } = request.body
@@ -69,7 +69,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.countPromptVersions,
         summary: 'How many versions a prompt has, and how many distinct major versions',
         body: promptIdBody,
-        response: { 200: envelope(versionCounts), ...lookupWithBody },
+        response: responses({ 200: envelope(versionCounts) }, lookupWithBody),
       },
       handler: async (request) =>
         ok(await service.countVersions(principalOf(request).organizationId, request.body.promptId)),
@@ -77,7 +77,10 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
 
     for (const api of ['v1', 'v2'] as const) {
       const withBody = api === 'v2'
-      const response = { 200: envelope(withBody ? versionWithBody : linkedVersion), ...lookupWithBody }
+      const response = responses(
+        { 200: envelope(withBody ? versionWithBody : linkedVersion) },
+        lookupWithBody,
+      )
       const what = withBody ? 'with its body inline' : 'with s3_url, a link to its body'
       const suffix = withBody ? 'WithBody' : ''
       const answer = async (version: z.infer<typeof linkedVersion>) =>
@@ -140,7 +143,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.getPromptBody,
         summary: 'The body of a version: messages, model and parameters',
         params: z.object({ promptVersionId: id }),
-        response: { 200: envelope(promptBody), ...errorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(promptBody) }, { refuses: [404] }),
       },
       handler: async (request) => {
         const version = await service.version(
@@ -158,7 +161,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.deployPromptVersion,
         summary: 'Deploy a version to an environment, moving the environment from the version that held it',
         body: environmentChangeBody,
-        response: { 200: envelope(promptVersion), ...lookupWithBody },
+        response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
       },
       handler: async (request) =>
         ok(await service.assignEnvironment(principalOf(request).organizationId, request.body)),
@@ -171,7 +174,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.undeployPromptVersion,
         summary: 'Take a version out of an environment (production can only be moved, never removed)',
         body: environmentChangeBody,
-        response: { 200: envelope(promptVersion), ...lookupWithBody },
+        response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
       },
       handler: async (request) =>
         ok(await service.removeEnvironment(principalOf(request).organizationId, request.body)),
@@ -184,7 +187,7 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         'x-examples': examples.deletePromptVersion,
         summary: 'Delete a version and its body, permanently; refused for the production version',
         params: z.object({ promptId: id, versionId: id }),
-        response: { 200: envelope(z.null()), ...errorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
       },
       handler: async (request) => {
         const { promptId, versionId } = request.params

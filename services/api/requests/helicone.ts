@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { SESSION_PROPERTIES } from '../../shared/clickhouse/request-table.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
-import { bodyErrorResponses, envelope, errorResponses, ok } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import { examples } from './examples.ts'
 import { INT32_MAX, type IntakeEvent, inTimeRange, TIME_RANGE_RULE } from './intake.ts'
 import type { Intake } from './service.ts'
@@ -74,11 +74,7 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
           description:
             'Headers: Helicone-Property-<Name>, Helicone-Session-Id/-Name/-Path, Helicone-User-Id, Helicone-Request-Id, Helicone-Prompt-Id (also with a Tally- prefix).',
           body: heliconeLog,
-          response: {
-            201: envelope(z.object({ request_id: z.uuid() })),
-            ...errorResponses,
-            ...bodyErrorResponses,
-          },
+          response: responses({ 201: envelope(z.object({ request_id: z.uuid() })) }, { body: true }),
         },
         handler: async (request, reply) => {
           const { organizationId } = principalOf(request)

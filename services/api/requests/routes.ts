@@ -11,15 +11,7 @@ import { filterNode } from '../../shared/filters/schema.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { principalOf } from '../http/auth.ts'
 import { cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
-import {
-  bodyErrorResponses,
-  envelope,
-  errorEnvelope,
-  errorResponses,
-  ok,
-  pageEnvelope,
-  queryErrorResponses,
-} from '../http/envelope.ts'
+import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
@@ -151,11 +143,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         summary: 'Log one processed model request or a batch; 201 once they are durable',
         description: `One event, an array of events, or {events: [...]}; at most ${deps.maxEvents} events and ${deps.maxBytes} bytes (413 beyond).`,
         body: logBody,
-        response: {
-          201: envelope(z.object({ request_ids: z.array(z.uuid()) })),
-          ...errorResponses,
-          ...bodyErrorResponses,
-        },
+        response: responses({ 201: envelope(z.object({ request_ids: z.array(z.uuid()) })) }, { body: true }),
       },
       preValidation: async (request) => {
         // Counted before validation so that an oversized batch is a 413, not 1000 field errors.
@@ -181,13 +169,16 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         description:
           'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last row (docs/requests.md).',
         body: queryBody,
-        response: {
-          200: pageEnvelope(
-            z.array(requestRecord.partial().describe('Every field but the bodies, or those `fields` names')),
-          ),
-          ...queryErrorResponses,
-          ...bodyErrorResponses,
-        },
+        response: responses(
+          {
+            200: pageEnvelope(
+              z.array(
+                requestRecord.partial().describe('Every field but the bodies, or those `fields` names'),
+              ),
+            ),
+          },
+          { body: true, query: true },
+        ),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -232,7 +223,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         'x-examples': examples.getRequest,
         summary: 'One request with its bodies',
         params: idParams,
-        response: { 200: envelope(requestRecord), ...queryErrorResponses, 404: errorEnvelope },
+        response: responses({ 200: envelope(requestRecord) }, { query: true, refuses: [404] }),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -250,7 +241,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
         operationId: 'listModels',
         'x-examples': examples.listModels,
         summary: 'The model price table behind cost_usd (USD per 1M tokens)',
-        response: {
+        response: responses({
           200: envelope(
             z.object({
               currency: z.string(),
@@ -260,8 +251,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
               models: z.array(modelPrice),
             }),
           ),
-          ...errorResponses,
-        },
+        }),
       },
       handler: async () => {
         const { currency, unit, as_of, sources, models } = deps.prices

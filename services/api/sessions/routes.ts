@@ -5,14 +5,7 @@ import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
 import { atCallerOffset, fromClickHouseTime } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { type CursorKey, cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
-import {
-  bodyErrorResponses,
-  envelope,
-  errorEnvelope,
-  ok,
-  pageEnvelope,
-  queryErrorResponses,
-} from '../http/envelope.ts'
+import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { timeWindow } from '../http/inputs.ts'
 import { documentedAs } from '../http/openapi.ts'
 import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
@@ -246,12 +239,7 @@ export function sessionRoutes(
         'x-examples': examples.getSession,
         summary: "One session's requests in time order, with their tree, tokens, cost and latency",
         params: sessionIdParams,
-        response: {
-          200: envelope(sessionDetail),
-          ...queryErrorResponses,
-          404: errorEnvelope,
-          405: errorEnvelope,
-        },
+        response: responses({ 200: envelope(sessionDetail) }, { query: true, refuses: [404, 405] }),
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -296,7 +284,7 @@ export function sessionRoutes(
         description:
           'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last session (docs/sessions.md).',
         body: sessionQueryBody,
-        response: { 200: pageEnvelope(z.array(session)), ...queryErrorResponses, ...bodyErrorResponses },
+        response: responses({ 200: pageEnvelope(z.array(session)) }, { body: true, query: true }),
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)
@@ -321,11 +309,10 @@ export function sessionRoutes(
         'x-examples': examples.countSessions,
         summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
         body: sessionQueryBody,
-        response: {
-          200: envelope(z.object({ count: z.number().int() })),
-          ...queryErrorResponses,
-          ...bodyErrorResponses,
-        },
+        response: responses(
+          { 200: envelope(z.object({ count: z.number().int() })) },
+          { body: true, query: true },
+        ),
       },
       handler: async (request) => {
         const query = toQuery(principalOf(request).organizationId, request.body)

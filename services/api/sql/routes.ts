@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { clientGone } from '../http/client-gone.ts'
-import { bodyErrorResponses, envelope, errorResponses, ok, queryErrorResponses } from '../http/envelope.ts'
+import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { examples } from './examples.ts'
 import type { SqlRunner } from './runner.ts'
@@ -100,20 +100,23 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
           'The answer is streamed as ClickHouse ' +
           "writes it, in the request's format. See docs/data-teams.md.",
         body: sqlQueryBody,
-        response: {
-          200: {
-            description: 'The rows (json), or the file (jsonl, csv, tsv, parquet)',
-            content: {
-              'application/json': { schema: envelope(sqlResult) },
-              'application/x-ndjson': { schema: z.string().describe('A JSON object per row, one per line') },
-              'text/csv': { schema: z.string() },
-              'text/tab-separated-values': { schema: z.string() },
-              'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
+        response: responses(
+          {
+            200: {
+              description: 'The rows (json), or the file (jsonl, csv, tsv, parquet)',
+              content: {
+                'application/json': { schema: envelope(sqlResult) },
+                'application/x-ndjson': {
+                  schema: z.string().describe('A JSON object per row, one per line'),
+                },
+                'text/csv': { schema: z.string() },
+                'text/tab-separated-values': { schema: z.string() },
+                'application/vnd.apache.parquet': { schema: z.string().describe('Binary Parquet') },
+              },
             },
           },
-          ...queryErrorResponses,
-          ...bodyErrorResponses,
-        },
+          { body: true, query: true },
+        ),
       },
       handler: async (request, reply) => {
         if (typeof runner === 'string') throw notSetUp(runner)
@@ -148,7 +151,7 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
         operationId: 'getSqlSchema',
         'x-examples': examples.getSqlSchema,
         summary: 'The tables and columns POST /v1/sql/query may read, with what they mean',
-        response: { 200: envelope(sqlSchema), ...errorResponses },
+        response: responses({ 200: envelope(sqlSchema) }),
       },
       handler: async () => {
         if (typeof runner === 'string') throw notSetUp(runner)

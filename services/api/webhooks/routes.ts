@@ -13,14 +13,7 @@ import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
 import { postgresPaging } from '../http/cursor.ts'
-import {
-  bodyErrorResponses,
-  envelope,
-  errorEnvelope,
-  errorResponses,
-  ok,
-  pageEnvelope,
-} from '../http/envelope.ts'
+import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
 import { examples } from './examples.ts'
 import { createWebhookRepo } from './repo.ts'
@@ -39,7 +32,7 @@ import {
 
 const webhookNotFound = () => notFound('Webhook not found')
 /** A route about one webhook, which may not exist (or be another organization's). */
-const lookupErrors = { ...errorResponses, 404: errorEnvelope }
+const lookup = { refuses: [404] } as const
 
 function present(row: WebhookRow): z.output<typeof webhook> {
   return {
@@ -82,12 +75,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
         description: `An organization holds at most ${deps.config.TALLY_MAX_WEBHOOKS_PER_ORG} webhooks (409 beyond).`,
         body: createBody,
-        response: {
-          201: envelope(createdWebhook),
-          ...errorResponses,
-          ...bodyErrorResponses,
-          409: errorEnvelope,
-        },
+        response: responses({ 201: envelope(createdWebhook) }, { body: true, refuses: [409] }),
       },
       handler: async (request, reply) => {
         const { organizationId } = principalOf(request)
@@ -129,7 +117,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         operationId: 'listWebhooks',
         'x-examples': examples.listWebhooks,
         summary: "List the organization's webhooks (never their keys)",
-        response: { 200: envelope(z.array(webhook)), ...errorResponses },
+        response: responses({ 200: envelope(z.array(webhook)) }),
       },
       handler: async (request) => ok((await repo.list(principalOf(request).organizationId)).map(present)),
     })
@@ -141,7 +129,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         'x-examples': examples.deleteWebhook,
         summary: 'Delete a webhook; deliveries stop at once, in-flight ones may land',
         params: idParams,
-        response: { 200: envelope(z.null()), ...lookupErrors },
+        response: responses({ 200: envelope(z.null()) }, lookup),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -157,7 +145,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         'x-examples': examples.testWebhook,
         summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
         params: idParams,
-        response: { 200: envelope(testResult), ...lookupErrors },
+        response: responses({ 200: envelope(testResult) }, lookup),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -196,7 +184,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         params: idParams,
         querystring: pageQuery,
-        response: { 200: pageEnvelope(z.array(delivery)), ...lookupErrors },
+        response: responses({ 200: pageEnvelope(z.array(delivery)) }, lookup),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -221,7 +209,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         'x-examples': examples.retryWebhookDelivery,
         summary: 'Make a delivery due now with a fresh retry schedule (re-enables a webhook disabled by 410)',
         params: deliveryParams,
-        response: { 200: envelope(delivery), ...lookupErrors },
+        response: responses({ 200: envelope(delivery) }, lookup),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
@@ -240,7 +228,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
         summary:
           'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
-        response: { 200: envelope(rotatedKey), ...lookupErrors, 409: errorEnvelope },
+        response: responses({ 200: envelope(rotatedKey) }, { refuses: [404, 409] }),
       },
       handler: async (request) => {
         const { organizationId } = principalOf(request)
