@@ -23,6 +23,17 @@ const promptParams = z.object({ promptId: id })
 
 /** Prompts as a whole: create, search, rename, tag, delete, and the organization's tags and environments. */
 export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): FastifyPluginAsyncZod {
+  /** Renames or retags a prompt: the prompt as it now is, or 404. */
+  const update = async (
+    organizationId: string,
+    promptId: string,
+    change: Parameters<PromptRepo['updatePrompt']>[2],
+  ) => {
+    const updated = await repo.updatePrompt(organizationId, promptId, change)
+    if (!updated) throw notFound('Prompt not found')
+    return ok(updated)
+  }
+
   return async (app) => {
     app.post('/v1/prompt-2025', {
       bodyLimit: PROMPT_REQUEST_LIMIT_BYTES,
@@ -88,12 +99,8 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         body: z.object({ name: promptName }),
         response: responses({ 200: envelope(prompt) }, { body: true, refuses: [404, 409] }),
       },
-      handler: async (request) => {
-        const org = principalOf(request).organizationId
-        const updated = await repo.updatePrompt(org, request.params.promptId, { name: request.body.name })
-        if (!updated) throw notFound('Prompt not found')
-        return ok(updated)
-      },
+      handler: async (request) =>
+        update(principalOf(request).organizationId, request.params.promptId, { name: request.body.name }),
     })
 
     app.patch('/v1/prompt-2025/id/:promptId/tags', {
@@ -106,13 +113,10 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         body: z.object({ tags: tagList }),
         response: responses({ 200: envelope(prompt) }, { body: true, refuses: [404] }),
       },
-      handler: async (request) => {
-        const org = principalOf(request).organizationId
-        const unique = [...new Set(request.body.tags)]
-        const updated = await repo.updatePrompt(org, request.params.promptId, { tags: unique })
-        if (!updated) throw notFound('Prompt not found')
-        return ok(updated)
-      },
+      handler: async (request) =>
+        update(principalOf(request).organizationId, request.params.promptId, {
+          tags: [...new Set(request.body.tags)],
+        }),
     })
 
     app.delete('/v1/prompt-2025/:promptId', {
@@ -130,26 +134,31 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       },
     })
 
-    app.get('/v1/prompt-2025/tags', {
-      schema: {
-        tags,
+    // The names the organization's prompts use, each list distinct and sorted.
+    for (const { path, operationId, summary, list } of [
+      {
+        path: '/v1/prompt-2025/tags',
         operationId: 'listPromptTags',
-        'x-examples': examples.listPromptTags,
         summary: "Every tag on the organization's prompts, sorted",
-        response: responses({ 200: envelope(z.array(z.string())) }),
+        list: repo.listTags,
       },
-      handler: async (request) => ok(await repo.listTags(principalOf(request).organizationId)),
-    })
-
-    app.get('/v1/prompt-2025/environments', {
-      schema: {
-        tags,
+      {
+        path: '/v1/prompt-2025/environments',
         operationId: 'listPromptEnvironments',
-        'x-examples': examples.listPromptEnvironments,
         summary: "Every environment some version of the organization's prompts is deployed to, sorted",
-        response: responses({ 200: envelope(z.array(z.string())) }),
+        list: repo.listEnvironments,
       },
-      handler: async (request) => ok(await repo.listEnvironments(principalOf(request).organizationId)),
-    })
+    ] as const) {
+      app.get(path, {
+        schema: {
+          tags,
+          operationId,
+          'x-examples': examples[operationId],
+          summary,
+          response: responses({ 200: envelope(z.array(z.string())) }),
+        },
+        handler: async (request) => ok(await list(principalOf(request).organizationId)),
+      })
+    }
   }
 }

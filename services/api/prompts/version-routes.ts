@@ -154,31 +154,33 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       },
     })
 
-    app.post('/v1/prompt-2025/update/environment', {
-      schema: {
-        tags,
+    // Deploy and undeploy: the same body and answer, the environment changed one way or the other.
+    for (const { path, operationId, summary, change } of [
+      {
+        path: '/v1/prompt-2025/update/environment',
         operationId: 'deployPromptVersion',
-        'x-examples': examples.deployPromptVersion,
         summary: 'Deploy a version to an environment, moving the environment from the version that held it',
-        body: environmentChangeBody,
-        response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
+        change: service.assignEnvironment,
       },
-      handler: async (request) =>
-        ok(await service.assignEnvironment(principalOf(request).organizationId, request.body)),
-    })
-
-    app.post('/v1/prompt-2025/remove/environment', {
-      schema: {
-        tags,
+      {
+        path: '/v1/prompt-2025/remove/environment',
         operationId: 'undeployPromptVersion',
-        'x-examples': examples.undeployPromptVersion,
         summary: 'Take a version out of an environment (production can only be moved, never removed)',
-        body: environmentChangeBody,
-        response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
+        change: service.removeEnvironment,
       },
-      handler: async (request) =>
-        ok(await service.removeEnvironment(principalOf(request).organizationId, request.body)),
-    })
+    ] as const) {
+      app.post(path, {
+        schema: {
+          tags,
+          operationId,
+          'x-examples': examples[operationId],
+          summary,
+          body: environmentChangeBody,
+          response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
+        },
+        handler: async (request) => ok(await change(principalOf(request).organizationId, request.body)),
+      })
+    }
 
     app.delete('/v1/prompt-2025/:promptId/:versionId', {
       schema: {
