@@ -49,15 +49,24 @@ export class Attributes {
     return this.#map.keys()
   }
 
-  /** Text, or a number or boolean as text; undefined when absent or empty. */
-  string(...keys: string[]): string | undefined {
+  /** What `read` makes of the first of `keys` that is present and that it reads (undefined: the next). */
+  #first<T>(keys: string[], read: (value: AnyValue['value']) => T | undefined): T | undefined {
     for (const key of keys) {
       const v = this.#map.get(key)?.value
       if (!v) continue
-      if (v.case === 'stringValue' && v.value !== '') return v.value
-      if (v.case === 'intValue' || v.case === 'doubleValue' || v.case === 'boolValue') return String(v.value)
+      const found = read(v)
+      if (found !== undefined) return found
     }
     return undefined
+  }
+
+  /** Text, or a number or boolean as text; undefined when absent or empty. */
+  string(...keys: string[]): string | undefined {
+    return this.#first(keys, (v) => {
+      if (v.case === 'stringValue' && v.value !== '') return v.value
+      if (v.case === 'intValue' || v.case === 'doubleValue' || v.case === 'boolValue') return String(v.value)
+      return undefined
+    })
   }
 
   /**
@@ -65,28 +74,23 @@ export class Attributes {
    * (negative, fractional, text) is returned as NaN, so that the intake's rules name it.
    */
   count(...keys: string[]): number | undefined {
-    for (const key of keys) {
-      const v = this.#map.get(key)?.value
-      if (!v) continue
+    return this.#first(keys, (v) => {
       if (v.case === 'intValue') return Number(v.value)
       if (v.case === 'doubleValue') return v.value
       if (v.case === 'stringValue') return /^\d{1,20}$/.test(v.value.trim()) ? Number(v.value) : Number.NaN
       return Number.NaN
-    }
-    return undefined
+    })
   }
 
   /** A number (int, double or decimal text); undefined when absent or not a number. */
   number(...keys: string[]): number | undefined {
-    for (const key of keys) {
-      const v = this.#map.get(key)?.value
-      if (!v) continue
+    return this.#first(keys, (v) => {
       if (v.case === 'intValue') return Number(v.value)
       if (v.case === 'doubleValue') return v.value
       if (v.case === 'stringValue' && v.value.trim() !== '' && Number.isFinite(Number(v.value)))
         return Number(v.value)
-    }
-    return undefined
+      return undefined
+    })
   }
 
   /** A value meant as JSON: structured values as they are, text parsed when it is JSON, else the text. */

@@ -346,40 +346,56 @@ const compact = (o: Record<string, unknown>) => {
 const nonEmpty = <T>(list: T[]) => (list.length > 0 ? list : undefined)
 
 /**
+ * Where each side of the call keeps its messages: the GenAI convention's JSON attribute,
+ * OpenLLMetry's indexed `gen_ai.prompt.N` / `gen_ai.completion.N`, OpenInference's indexed
+ * `llm.input_messages.N` / `llm.output_messages.N`.
+ */
+const MESSAGES = {
+  input: [A.inputMessages, 'gen_ai.prompt.', 'llm.input_messages.'],
+  output: [A.outputMessages, 'gen_ai.completion.', 'llm.output_messages.'],
+} as const
+
+/**
+ * One side of the call as a body: OpenInference's raw `input.value` / `output.value` when it is
+ * JSON, else what `shape` makes of the side's messages (in whichever convention carries them) or,
+ * when none does, of the side's text.
+ */
+function body(
+  attrs: Attributes,
+  side: keyof typeof MESSAGES,
+  shape: (messages: unknown, text: string | undefined) => Record<string, unknown>,
+): unknown {
+  if (attrs.string(`${side}.mime_type`) === 'application/json') {
+    const raw = attrs.json(`${side}.value`)
+    if (raw && typeof raw === 'object') return raw
+  }
+  const [json, openLLMetry, openInference] = MESSAGES[side]
+  const messages =
+    attrs.json(json) ??
+    nonEmpty(attrs.indexed(openLLMetry)) ??
+    nonEmpty(attrs.indexed(openInference, 'message.'))
+  return compact(shape(messages, messages === undefined ? attrs.string(`${side}.value`) : undefined))
+}
+
+/**
  * The request body: OpenInference's raw input.value when it is JSON, else the messages in the
  * shape the convention gives them (`system_instructions`, `messages`), with the model.
  */
 function requestBody(attrs: Attributes, model: string | undefined): unknown {
-  if (attrs.string('input.mime_type') === 'application/json') {
-    const raw = attrs.json('input.value')
-    if (raw && typeof raw === 'object') return raw
-  }
-  const messages =
-    attrs.json(A.inputMessages) ??
-    nonEmpty(attrs.indexed('gen_ai.prompt.')) ??
-    nonEmpty(attrs.indexed('llm.input_messages.', 'message.'))
-  return compact({
+  return body(attrs, 'input', (messages, input) => ({
     model,
     system_instructions: attrs.json(A.systemInstructions),
     messages,
-    input: messages === undefined ? attrs.string('input.value') : undefined,
-  })
+    input,
+  }))
 }
 
 /** The response body, likewise: output.value when JSON, else the output messages and finish reasons. */
 function responseBody(attrs: Attributes, model: string | undefined): unknown {
-  if (attrs.string('output.mime_type') === 'application/json') {
-    const raw = attrs.json('output.value')
-    if (raw && typeof raw === 'object') return raw
-  }
-  const messages =
-    attrs.json(A.outputMessages) ??
-    nonEmpty(attrs.indexed('gen_ai.completion.')) ??
-    nonEmpty(attrs.indexed('llm.output_messages.', 'message.'))
-  return compact({
+  return body(attrs, 'output', (messages, output) => ({
     model,
     messages,
     finish_reasons: attrs.json(A.finishReasons),
-    output: messages === undefined ? attrs.string('output.value') : undefined,
-  })
+    output,
+  }))
 }
