@@ -153,6 +153,41 @@ export async function transaction<T>(sql: Sql, work: (tx: TxSql) => Promise<T>):
   )
 }
 
+/**
+ * Runs `work` in a transaction in which the organization's creations take turns: its row is locked,
+ * so a count of what it holds and the insert that count allows are never overtaken by another
+ * creation of its own (nor by the exporter's schedules or the organization's deletion, which lock
+ * the row too). FOR NO KEY UPDATE: inserts that only reference the row do not wait.
+ */
+export function inOrganizationTurn<T>(
+  sql: Sql,
+  organizationId: string,
+  work: (tx: TxSql) => Promise<T>,
+): Promise<T> {
+  return transaction(sql, async (tx) => {
+    await tx`select id from organizations where id = ${organizationId} for no key update`
+    return work(tx)
+  })
+}
+
+/**
+ * Creates with `insert` in the organization's turn unless it already holds `max` rows of `table`:
+ * then how many it holds.
+ */
+export function createCapped<T>(
+  sql: Sql,
+  table: 'api_keys' | 'webhooks' | 'export_schedules',
+  organizationId: string,
+  max: number,
+  insert: (tx: TxSql) => Promise<T>,
+): Promise<T | { held: number }> {
+  return inOrganizationTurn(sql, organizationId, async (tx) => {
+    const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
+      select count(*)::int as held from ${tx(table)} where organization_id = ${organizationId}`
+    return held >= max ? { held } : insert(tx)
+  })
+}
+
 /** Errors of a BEGIN that postgres.js rejected without sending it. */
 const beginNotSent = new WeakSet<object>()
 

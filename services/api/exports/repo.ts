@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { EXPORTS_CHANNEL, type ExportFormat } from '../../shared/exports/contract.ts'
-import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
-import type { PagePosition } from '../http/cursor.ts'
+import { createCapped, inOrganizationTurn, type Sql } from '../../shared/postgres.ts'
+import { newestFirst, type PagePosition, type PostgresPage } from '../http/cursor.ts'
 import { type ExportRecord, exportRecord, type Period, type Schedule, schedule } from './schemas.ts'
 
 // Postgres gives timestamps as Dates; the manifest (jsonb) holds them as ISO text, which its codec reads.
@@ -25,16 +25,6 @@ export function createExportRepo(sql: Sql) {
     created_at, started_at, finished_at, manifest`
   const scheduleColumns = sql`id, period, format, filter, next_window_start, created_at`
   const json = (value: unknown) => sql.json(value as Parameters<typeof sql.json>[0])
-  /**
-   * Runs `work` with the organization's row locked: what one organization creates takes turns,
-   * so a count and the insert it allows are never overtaken by another creation of its own.
-   */
-  const inTurn = <T>(organizationId: string, work: (tx: TxSql) => Promise<T>) =>
-    transaction(sql, async (tx) => {
-      await tx`select id from organizations where id = ${organizationId} for update`
-      return work(tx)
-    })
-
   return {
     /**
      * Queues an export unless the organization already has `maxPending` queued or running, and
@@ -45,7 +35,7 @@ export function createExportRepo(sql: Sql) {
       input: { organizationId: string; from: Date; to: Date; filter: unknown; format: ExportFormat },
       maxPending: number,
     ): Promise<{ created: ExportRecord } | { pending: number }> {
-      return inTurn(input.organizationId, async (tx) => {
+      return inOrganizationTurn(sql, input.organizationId, async (tx) => {
         const [{ pending } = { pending: 0 }] = await tx<{ pending: number }[]>`
           select count(*)::int as pending from exports
           where organization_id = ${input.organizationId} and status in ('queued', 'running')`
@@ -77,19 +67,11 @@ export function createExportRepo(sql: Sql) {
      */
     async list(
       organizationId: string,
-      page: {
-        offset: number
-        limit: number
-        status?: ExportRecord['status'] | undefined
-        after?: PagePosition | undefined
-      },
+      page: PostgresPage<ExportRecord['status']>,
     ): Promise<{ record: ExportRecord; position: PagePosition }[]> {
       const rows = await sql<Record<string, unknown>[]>`
         select ${columns}, created_at::text as page_created_at from exports
-        where organization_id = ${organizationId} ${page.status ? sql`and status = ${page.status}` : sql``}
-        ${page.after ? sql`and (created_at < ${page.after.createdAt}::timestamptz or (created_at = ${page.after.createdAt}::timestamptz and id > ${page.after.id}))` : sql``}
-        order by created_at desc, id
-        offset ${page.offset} limit ${page.limit}`
+        where organization_id = ${organizationId} ${newestFirst(sql, page)}`
       const parsed = records.parse(rows)
       return parsed.map((record, i) => ({
         record,
@@ -108,10 +90,7 @@ export function createExportRepo(sql: Sql) {
       input: { organizationId: string; period: Period; format: ExportFormat; filter: unknown; start: Date },
       max: number,
     ): Promise<{ created: Schedule } | { held: number }> {
-      return inTurn(input.organizationId, async (tx) => {
-        const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
-          select count(*)::int as held from export_schedules where organization_id = ${input.organizationId}`
-        if (held >= max) return { held }
+      return createCapped(sql, 'export_schedules', input.organizationId, max, async (tx) => {
         const rows = await tx`
           insert into export_schedules (organization_id, period, format, filter, next_window_start)
           values (${input.organizationId}, ${input.period}, ${input.format}, ${json(input.filter)}, ${input.start})

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { badRequest } from '../../shared/errors.ts'
+import type { Sql } from '../../shared/postgres.ts'
 
 /**
  * Keyset cursors: where a page ended (the sort key and the tie-breaking id of its last row), as
@@ -86,6 +87,26 @@ export function decodeCursor<V extends z.ZodType>(
 export interface PagePosition {
   createdAt: string
   id: string
+}
+
+/** A page of a Postgres list newest first: past `offset` rows or after `after`; `status` narrows it. */
+export interface PostgresPage<Status extends string> {
+  offset: number
+  limit: number
+  status?: Status | undefined
+  after?: PagePosition | undefined
+}
+
+/**
+ * What follows a newest-first list's own conditions (`where organization_id = …`): the status the
+ * page asks for, the rows after its position, the order (created_at, then id) and the page.
+ */
+export function newestFirst(sql: Sql, page: PostgresPage<string>) {
+  const { status, after } = page
+  return sql`${status ? sql`and status = ${status}` : sql``}
+    ${after ? sql`and (created_at < ${after.createdAt}::timestamptz or (created_at = ${after.createdAt}::timestamptz and id > ${after.id}))` : sql``}
+    order by created_at desc, id
+    offset ${page.offset} limit ${page.limit}`
 }
 
 /** Postgres timestamptz text (`2026-11-26 04:45:12.123456+00`): exact to the microsecond. */

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
+import { createCapped, type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import type { Principal } from '../http/auth.ts'
 import { apiKey, type keyRole } from './schemas.ts'
 import { generateKeySecret, hashKey, keyPrefix } from './secret.ts'
@@ -41,14 +41,7 @@ export function createApiKeyRepo(sql: Sql) {
       input: { organizationId: string; name: string; role: KeyRole },
       max: number,
     ): Promise<{ key: ApiKeyRow; secret: string } | { held: number }> {
-      return transaction(sql, async (tx) => {
-        // No key update: turns for creations without holding back inserts that reference the row.
-        await tx`select id from organizations where id = ${input.organizationId} for no key update`
-        const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
-          select count(*)::int as held from api_keys where organization_id = ${input.organizationId}`
-        if (held >= max) return { held }
-        return this.create(input, tx)
-      })
+      return createCapped(sql, 'api_keys', input.organizationId, max, (tx) => this.create(input, tx))
     },
 
     async list(organizationId: string): Promise<ApiKeyRow[]> {

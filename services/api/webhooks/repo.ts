@@ -1,8 +1,8 @@
-import { type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
+import { createCapped, type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
 import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
-import type { PagePosition } from '../http/cursor.ts'
+import { newestFirst, type PagePosition, type PostgresPage } from '../http/cursor.ts'
 import { type DeliveryRow, type WebhookRow, webhookRow } from './schemas.ts'
 
 /** How long a replaced key keeps signing beside the new one. */
@@ -55,13 +55,7 @@ export function createWebhookRepo(sql: Sql) {
       input: NewWebhook,
       max: number,
     ): Promise<{ webhook: WebhookRow; hmacKey: string } | { held: number }> {
-      return transaction(sql, async (tx) => {
-        // No key update: turns for creations without holding back inserts that reference the row.
-        await tx`select id from organizations where id = ${input.organizationId} for no key update`
-        const [{ held } = { held: 0 }] = await tx<{ held: number }[]>`
-          select count(*)::int as held from webhooks where organization_id = ${input.organizationId}`
-        return held >= max ? { held } : insert(tx, input)
-      })
+      return createCapped(sql, 'webhooks', input.organizationId, max, (tx) => insert(tx, input))
     },
 
     async list(organizationId: string): Promise<WebhookRow[]> {
@@ -135,22 +129,14 @@ export function createWebhookRepo(sql: Sql) {
       return row ? [row.hmac_key, ...(row.previous ? [row.previous] : [])] : []
     },
 
-    /** One page, newest first, past `offset` rows or after `after` (see exports' list). */
+    /** One page, newest first, past `offset` rows or after `after` (newestFirst, http/cursor.ts). */
     async listDeliveries(
       webhookId: string,
-      page: {
-        offset: number
-        limit: number
-        status?: DeliveryRow['status'] | undefined
-        after?: PagePosition | undefined
-      },
+      page: PostgresPage<DeliveryRow['status']>,
     ): Promise<{ record: DeliveryRow; position: PagePosition }[]> {
       const rows = await sql<(DeliveryRow & { page_created_at: string })[]>`
         select ${deliveryColumns}, created_at::text as page_created_at from webhook_deliveries
-        where webhook_id = ${webhookId} ${page.status ? sql`and status = ${page.status}` : sql``}
-        ${page.after ? sql`and (created_at < ${page.after.createdAt}::timestamptz or (created_at = ${page.after.createdAt}::timestamptz and id > ${page.after.id}))` : sql``}
-        order by created_at desc, id
-        offset ${page.offset} limit ${page.limit}`
+        where webhook_id = ${webhookId} ${newestFirst(sql, page)}`
       return rows.map(({ page_created_at, ...record }) => ({
         record: record as DeliveryRow,
         position: { createdAt: page_created_at, id: record.id },
