@@ -242,6 +242,25 @@ const LOCAL_OVERRIDES_CONST = `
         <allow_hyperscan><const/></allow_hyperscan>`
 
 /**
+ * A user of users.xml who logs in from this machine with a password, runs under `profile`, and holds
+ * `grant` (without one: every right).
+ */
+function passwordUser(name: string, password: string, profile: string, grant?: string): string {
+  const grants = grant
+    ? `
+      <grants>
+        <query>${grant}</query>
+      </grants>`
+    : ''
+  return `    <${name}>
+      <password_sha256_hex>${sha256(password)}</password_sha256_hex>
+      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
+      <profile>${profile}</profile>
+      <quota>default</quota>${grants}
+    </${name}>`
+}
+
+/**
  * The engine's users. `default` is the one clickhouse-local's own connection signs in as, with no
  * password (it has no option to pick another, nor to give one; and its networks cannot keep out
  * HTTP clients on 127.0.0.1: clickhouse-local signs in as a loopback address). So over HTTP it must
@@ -263,6 +282,19 @@ function usersXml(
   database: string,
 ): string {
   const c = SQL_CEILINGS
+  // The sql profile's ceilings, by setting: each is what a query gets, and the most it may ask for.
+  const ceilings = Object.entries({
+    max_execution_time: c.executionSeconds,
+    max_rows_to_read: c.rowsToRead,
+    max_bytes_to_read: c.bytesToRead,
+    max_memory_usage: c.memory,
+    max_result_rows: c.resultRows,
+    max_result_bytes: c.resultBytes,
+  })
+  const ceilingSettings = ceilings.map(([name, value]) => `      <${name}>${value}</${name}>`).join('\n')
+  const ceilingBounds = ceilings
+    .map(([name, value]) => `        <${name}><min>1</min><max>${value}</max></${name}>`)
+    .join('\n')
   const a = ANALYST_LIMITS
   const changeable = Object.entries(ANALYST_CHANGEABLE)
     .map(
@@ -299,22 +331,12 @@ ${changeable}
     </analyst>
     <sql>
       <allow_get_client_http_header>1</allow_get_client_http_header>${LOCAL_OVERRIDES_OFF}
-      <max_execution_time>${c.executionSeconds}</max_execution_time>
-      <max_rows_to_read>${c.rowsToRead}</max_rows_to_read>
-      <max_bytes_to_read>${c.bytesToRead}</max_bytes_to_read>
-      <max_memory_usage>${c.memory}</max_memory_usage>
-      <max_result_rows>${c.resultRows}</max_result_rows>
-      <max_result_bytes>${c.resultBytes}</max_result_bytes>
+${ceilingSettings}
       <max_threads>1</max_threads>
       <result_overflow_mode>throw</result_overflow_mode>
       <constraints>${LOCAL_OVERRIDES_CONST}
         <allow_get_client_http_header><const/></allow_get_client_http_header>
-        <max_execution_time><min>1</min><max>${c.executionSeconds}</max></max_execution_time>
-        <max_rows_to_read><min>1</min><max>${c.rowsToRead}</max></max_rows_to_read>
-        <max_bytes_to_read><min>1</min><max>${c.bytesToRead}</max></max_bytes_to_read>
-        <max_memory_usage><min>1</min><max>${c.memory}</max></max_memory_usage>
-        <max_result_rows><min>1</min><max>${c.resultRows}</max></max_result_rows>
-        <max_result_bytes><min>1</min><max>${c.resultBytes}</max></max_result_bytes>
+${ceilingBounds}
         <max_threads><min>1</min><max>${c.threads}</max></max_threads>
         <result_overflow_mode><const/></result_overflow_mode>
         <read_overflow_mode><const/></read_overflow_mode>
@@ -333,30 +355,9 @@ ${changeable}
         <query>GRANT SELECT ON system.numbers</query>
       </grants>
     </default>
-    <${username}>
-      <password_sha256_hex>${sha256(password)}</password_sha256_hex>
-      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
-      <profile>default</profile>
-      <quota>default</quota>
-    </${username}>
-    <${analyst.username}>
-      <password_sha256_hex>${sha256(analyst.password)}</password_sha256_hex>
-      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
-      <profile>analyst</profile>
-      <quota>default</quota>
-      <grants>
-        <query>GRANT SELECT ON ${database}.*</query>
-      </grants>
-    </${analyst.username}>
-    <${sql.username}>
-      <password_sha256_hex>${sha256(sql.password)}</password_sha256_hex>
-      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>
-      <profile>sql</profile>
-      <quota>default</quota>
-      <grants>
-        <query>GRANT SELECT ON sql_*.*</query>
-      </grants>
-    </${sql.username}>
+${passwordUser(username, password, 'default')}
+${passwordUser(analyst.username, analyst.password, 'analyst', `GRANT SELECT ON ${database}.*`)}
+${passwordUser(sql.username, sql.password, 'sql', 'GRANT SELECT ON sql_*.*')}
   </users>
   <quotas>
     <default/>
