@@ -12,11 +12,16 @@ import type { Logger } from '../shared/logger.ts'
 import type { Sql } from '../shared/postgres.ts'
 import type { ReadinessCheck } from '../shared/process/role.ts'
 import type { Scratch } from '../shared/scratch.ts'
+import { examples as adminExamples } from './admin/examples.ts'
 import { adminRoutes } from './admin/routes.ts'
+import { examples as analyticsExamples } from './analytics/examples.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
+import { examples as blobExamples } from './blobs/examples.ts'
 import { signedBlobRoutes } from './blobs/routes.ts'
+import { examples as exportExamples } from './exports/examples.ts'
 import { createExportRepo } from './exports/repo.ts'
 import { exportRoutes } from './exports/routes.ts'
+import { examples as healthExamples } from './health/examples.ts'
 import { healthRoutes } from './health/routes.ts'
 import { authHook } from './http/auth.ts'
 import { createAuthFailureLimit } from './http/auth-failures.ts'
@@ -27,20 +32,28 @@ import { installOpenApi } from './http/openapi.ts'
 import { createQueryGate } from './http/query-gate.ts'
 import { organizationLimits } from './http/rate-limit.ts'
 import type { RateLimiter } from './http/rate-limiter.ts'
+import { examples as keyExamples } from './keys/examples.ts'
 import { createPrincipalCache } from './keys/principals.ts'
 import { createApiKeyRepo } from './keys/repo.ts'
 import { apiKeyRoutes } from './keys/routes.ts'
+import { examples as metricsExamples } from './metrics/examples.ts'
 import { recordHttpMetrics } from './metrics/http.ts'
 import { metricsRoutes } from './metrics/routes.ts'
+import { examples as otlpExamples } from './otlp/examples.ts'
 import { otlpRoutes } from './otlp/routes.ts'
+import { examples as promptExamples } from './prompts/examples.ts'
 import { promptRoutes } from './prompts/routes.ts'
+import { examples as requestExamples } from './requests/examples.ts'
 import { requestRoutes, requestServices } from './requests/routes.ts'
 import { createSessionDetailRepo } from './sessions/detail.ts'
+import { examples as sessionExamples } from './sessions/examples.ts'
 import { createSessionRepo } from './sessions/repo.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import type { SqlAccess } from './sql/engine-user.ts'
+import { examples as sqlExamples } from './sql/examples.ts'
 import { sqlRoutes } from './sql/routes.ts'
 import { createSqlRunner } from './sql/runner.ts'
+import { examples as webhookExamples } from './webhooks/examples.ts'
 import { webhookDeliveries } from './webhooks/openapi.ts'
 import { webhookRoutes } from './webhooks/routes.ts'
 
@@ -142,7 +155,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       maxAge: 600,
     })
   }
-  await installOpenApi(app, () => apiUrl(app, deps.config), webhookDeliveries)
+  await installOpenApi(app, () => apiUrl(app, deps.config), webhookDeliveries, {
+    ...adminExamples,
+    ...analyticsExamples,
+    ...blobExamples,
+    ...exportExamples,
+    ...healthExamples,
+    ...keyExamples,
+    ...metricsExamples,
+    ...otlpExamples,
+    ...promptExamples,
+    ...requestExamples,
+    ...sessionExamples,
+    ...sqlExamples,
+    ...webhookExamples,
+  })
 
   await app.register(healthRoutes(deps.readiness, deps.log))
   await app.register(metricsRoutes())

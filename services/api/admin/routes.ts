@@ -13,7 +13,6 @@ import { pageOf } from '../http/paging.ts'
 import { rateLimitHook } from '../http/rate-limit.ts'
 import type { RateLimiter } from '../http/rate-limiter.ts'
 import type { ApiKeyRepo } from '../keys/interface.ts'
-import { examples } from './examples.ts'
 import { createOrganizationRepo } from './repo.ts'
 import {
   createdOrganization,
@@ -72,7 +71,6 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['admin'],
         operationId: 'createOrganization',
-        'x-examples': examples.createOrganization,
         security,
         summary: 'Create an organization with an admin API key, which is in this answer and never again',
         body: createOrganizationBody,
@@ -88,7 +86,6 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['admin'],
         operationId: 'listOrganizations',
-        'x-examples': examples.listOrganizations,
         security,
         summary: 'List the organizations, oldest first',
         querystring: organizationsQuery,
@@ -101,7 +98,6 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['admin'],
         operationId: 'deleteOrganization',
-        'x-examples': examples.deleteOrganization,
         security,
         summary:
           'Delete an organization with all its data: keys, prompts and their bodies, webhooks and deliveries, request rows, exports and their files. ' +

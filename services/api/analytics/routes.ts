@@ -10,7 +10,6 @@ import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import { autoGranularity, bucketStarts } from './buckets.ts'
-import { examples } from './examples.ts'
 import {
   MAX_BUCKETS,
   MAX_VALUES,
@@ -150,7 +149,6 @@ export function analyticsRoutes(
       schema: {
         tags: ['metrics'],
         operationId: 'queryMetrics',
-        'x-examples': examples.queryMetrics,
         summary: 'Measures over time by up to two dimensions, top N and "other", with totals',
         description:
           'Zero-filled buckets aligned to the caller offset; exact percentiles (quantileExact) and distinct counts (docs/metrics.md).',

@@ -6,7 +6,6 @@ import { fileContentType } from '../../shared/clickhouse/file-formats.ts'
 import { AppError, notFound } from '../../shared/errors.ts'
 import { errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
 import { wildcardNamed } from '../http/openapi.ts'
-import { examples } from './examples.ts'
 
 /**
  * Serves the embedded blob store's signed links (the stand-in for presigned S3 GETs): no
@@ -20,7 +19,6 @@ export function signedBlobRoutes(store: FilesystemBlobStore): FastifyPluginAsync
       schema: {
         tags: ['blobs'],
         operationId: 'getBlob',
-        'x-examples': examples.getBlob,
         summary: 'Fetch an object through a signed, expiring link',
         security: [],
         params: z.object({ '*': z.string().describe("The object's key, slashes included") }),

@@ -9,7 +9,6 @@ import { principalOf } from '../http/auth.ts'
 import { postgresPaging } from '../http/cursor.ts'
 import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
-import { examples } from './examples.ts'
 import type { ExportRepo } from './repo.ts'
 import {
   createExportBody,
@@ -63,7 +62,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'createExport',
-        'x-examples': examples.createExport,
         summary: "Export the organization's requests of a window to the object store",
         description:
           'Answers 201 at once with the export, queued; GET /v1/exports/{id} follows it to succeeded (with its manifest and links) or failed (with the reason). See docs/exports.md.',
@@ -101,7 +99,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'listExports',
-        'x-examples': examples.listExports,
         summary: "The organization's exports, newest first, with their manifests (no links)",
         description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         querystring: listQuery,
@@ -121,7 +118,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'createExportSchedule',
-        'x-examples': examples.createExportSchedule,
         summary: 'Export every hour or day of requests as it ends, without gaps',
         description: `An organization holds at most ${maxSchedules} schedules (409 beyond, TALLY_EXPORT_MAX_SCHEDULES).`,
         body: createScheduleBody,
@@ -159,7 +155,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'listExportSchedules',
-        'x-examples': examples.listExportSchedules,
         summary: "The organization's export schedules, oldest first",
         querystring: pageQuery,
         response: responses({ 200: envelope(z.array(schedule)) }),
@@ -174,7 +169,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'deleteExportSchedule',
-        'x-examples': examples.deleteExportSchedule,
         summary: 'Stop a schedule: no further windows; its exports so far stay',
         params: idParams,
         response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
@@ -191,7 +185,6 @@ export function exportRoutes(deps: {
       schema: {
         tags: ['exports'],
         operationId: 'getExport',
-        'x-examples': examples.getExport,
         summary: 'One export: its status, its manifest once succeeded, and signed links to its files',
         params: idParams,
         response: responses({ 200: envelope(exportWithLinks) }, { refuses: [404] }),

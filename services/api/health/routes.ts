@@ -4,7 +4,6 @@ import type { Logger } from '../../shared/logger.ts'
 import { readiness as checkReadiness } from '../../shared/process/readiness.ts'
 import type { ReadinessCheck } from '../../shared/process/role.ts'
 import { envelope, errorEnvelope, publicErrorResponses } from '../http/envelope.ts'
-import { examples } from './examples.ts'
 
 const engineStates = z.object({ ready: z.boolean(), engines: z.record(z.string(), z.string()) })
 const readiness = envelope(engineStates)
@@ -26,7 +25,6 @@ export function healthRoutes(checks: ReadinessCheck[], log: Logger): FastifyPlug
         schema: {
           tags: ['health'],
           operationId,
-          'x-examples': examples[operationId],
           summary: 'The process is up',
           security: [],
           response: { 200: alive, ...publicErrorResponses },
@@ -37,7 +35,6 @@ export function healthRoutes(checks: ReadinessCheck[], log: Logger): FastifyPlug
       schema: {
         tags: ['health'],
         operationId: 'checkReadiness',
-        'x-examples': examples.checkReadiness,
         summary: 'Every engine this process uses is reachable, and its consumers are in their groups',
         security: [],
         // 503 also while the process shuts down, in the plain error envelope.

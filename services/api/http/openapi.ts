@@ -9,7 +9,9 @@ import { publicErrorResponses } from './envelope.ts'
 
 /**
  * What the document shows of one operation: a request a caller may send, and the answer to it.
- * Tested: each request is sent to a started Tally and accepted, each answer fits its schema.
+ * Each domain keeps its own (`<domain>/examples.ts`, by operationId); app.ts hands them all to
+ * installOpenApi. Tested: each request is sent to a started Tally and accepted, each answer fits
+ * its schema.
  */
 export interface OperationExamples {
   /** Path and query parameters, by name. */
@@ -18,13 +20,6 @@ export interface OperationExamples {
   body?: unknown
   /** Its success answer (200 or 201): JSON, or text where the operation answers text. */
   answer: unknown
-}
-
-declare module 'fastify' {
-  interface FastifySchema {
-    /** Copied to the operation by @fastify/swagger (an `x-` key); placeExamples moves it into place. */
-    'x-examples'?: OperationExamples
-  }
 }
 
 const documentedBodies = new WeakMap<object, z.ZodType>()
@@ -319,8 +314,6 @@ function shapeForGenerators(document: OpenAPIV3_1.Document): OpenAPIV3_1.Documen
   }
 }
 
-const EXAMPLES = 'x-examples'
-
 /** The first of `content`'s media types that is JSON, else its first: where an example goes. */
 function exampleHolder(content: Record<string, OpenAPIV3_1.MediaTypeObject> | undefined) {
   if (!content) return undefined
@@ -329,24 +322,11 @@ function exampleHolder(content: Record<string, OpenAPIV3_1.MediaTypeObject> | un
   return type === undefined ? undefined : content[type]
 }
 
-/** Takes each operation's `x-examples` (OperationExamples) out of the document, by operation. */
-function takeExamples(document: OpenAPIV3_1.Document): Map<string, OperationExamples> {
-  const taken = new Map<string, OperationExamples>()
-  for (const [path, item] of Object.entries(document.paths ?? {}))
-    for (const [method, operation] of Object.entries(item ?? {}) as [string, JsonObject][]) {
-      const examples = operation?.[EXAMPLES] as OperationExamples | undefined
-      if (!examples) continue
-      delete operation[EXAMPLES]
-      taken.set(`${method} ${path}`, examples)
-    }
-  return taken
-}
-
-/** The examples as those of each operation's parameters, body and answer. */
-function placeExamples(document: OpenAPIV3_1.Document, examples: Map<string, OperationExamples>): void {
-  for (const [path, item] of Object.entries(document.paths ?? {}))
-    for (const [method, operation] of Object.entries(item ?? {}) as [string, OpenAPIV3_1.OperationObject][]) {
-      const example = examples.get(`${method} ${path}`)
+/** Each operation's examples (by operationId) as those of its parameters, body and answer. */
+function placeExamples(document: OpenAPIV3_1.Document, examples: Record<string, OperationExamples>): void {
+  for (const item of Object.values(document.paths ?? {}))
+    for (const operation of Object.values(item ?? {}) as OpenAPIV3_1.OperationObject[]) {
+      const example = operation?.operationId ? examples[operation.operationId] : undefined
       if (!example) continue
       for (const parameter of (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
         const value = example.parameters?.[parameter.name]
@@ -365,6 +345,15 @@ function placeExamples(document: OpenAPIV3_1.Document, examples: Map<string, Ope
 }
 
 const withComponents = createJsonSchemaTransformObject({})
+
+const DOCUMENT_EXAMPLE: OperationExamples = {
+  answer: {
+    openapi: '3.1.0',
+    info: { title: 'Tally API', version: '1.0.0' },
+    servers: [{ url: 'http://127.0.0.1:8787' }],
+    paths: { '/v1/request/log': { post: { operationId: 'logRequests' } } },
+  },
+}
 
 const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'prompts', description: 'Prompts with immutable versions, environments and stored bodies' },
@@ -413,6 +402,7 @@ export async function installOpenApi(
   app: FastifyInstance,
   serverUrl: () => string,
   webhooks: Record<string, OpenAPIV3_1.PathItemObject>,
+  examples: Record<string, OperationExamples>,
 ): Promise<void> {
   const withServer = <T extends object>(document: T) => ({ ...document, servers: [{ url: serverUrl() }] })
   await app.register(swagger, {
@@ -444,10 +434,9 @@ export async function installOpenApi(
       const document = nameSchemas(withComponents(input) as OpenAPIV3_1.Document)
       describeResponses(document)
       keepUsedSecuritySchemes(document)
-      // Kept apart while shaping: examples are values, which shaping (made for schemas) must not touch.
-      const examples = takeExamples(document)
       const shaped = shapeForGenerators(document)
-      placeExamples(shaped, examples)
+      // After shaping: examples are values, which shaping (made for schemas) must not touch.
+      placeExamples(shaped, { ...examples, getOpenApiDocument: DOCUMENT_EXAMPLE })
       return shaped
     },
   })
@@ -456,14 +445,6 @@ export async function installOpenApi(
     schema: {
       tags: ['openapi'],
       operationId: 'getOpenApiDocument',
-      'x-examples': {
-        answer: {
-          openapi: '3.1.0',
-          info: { title: 'Tally API', version: '1.0.0' },
-          servers: [{ url: 'http://127.0.0.1:8787' }],
-          paths: { '/v1/request/log': { post: { operationId: 'logRequests' } } },
-        },
-      },
       summary: 'This document: OpenAPI 3.1',
       security: [],
       response: {

@@ -4,7 +4,6 @@ import { badRequest, conflict, notFound } from '../../shared/errors.ts'
 import { principalOf, requireAdmin } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
 import { uuidInput } from '../http/inputs.ts'
-import { examples } from './examples.ts'
 import type { ApiKeyRepo } from './repo.ts'
 import { apiKey, createdApiKey, keyRole } from './schemas.ts'
 
@@ -25,7 +24,6 @@ export function apiKeyRoutes(
       schema: {
         tags: ['api-keys'],
         operationId: 'createApiKey',
-        'x-examples': examples.createApiKey,
         summary: 'Create an API key (admin keys only). The secret is in this answer and never again.',
         description: `An organization holds at most ${maxKeysPerOrg} keys (409 beyond).`,
         body: createBody,
@@ -46,7 +44,6 @@ export function apiKeyRoutes(
       schema: {
         tags: ['api-keys'],
         operationId: 'listApiKeys',
-        'x-examples': examples.listApiKeys,
         summary: "List the organization's API keys (never their secrets)",
         response: responses({ 200: envelope(z.array(apiKey)) }),
       },
@@ -57,7 +54,6 @@ export function apiKeyRoutes(
       schema: {
         tags: ['api-keys'],
         operationId: 'deleteApiKey',
-        'x-examples': examples.deleteApiKey,
         summary:
           'Delete an API key (admin keys only); it stops working at once. The last admin key of an organization cannot be deleted (409).',
         params: idParams,

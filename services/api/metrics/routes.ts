@@ -3,7 +3,6 @@ import { register } from 'prom-client'
 import { z } from 'zod'
 import { collectProcessMetrics } from '../../shared/metrics-server.ts'
 import { publicErrorResponses } from '../http/envelope.ts'
-import { examples } from './examples.ts'
 
 /**
  * Prometheus text at /metrics: the pipeline's counters (declared next to the code that moves
@@ -19,7 +18,6 @@ export function metricsRoutes(): FastifyPluginAsyncZod {
         schema: {
           tags: ['health'],
           operationId: 'getMetrics',
-          'x-examples': examples.getMetrics,
           summary: 'Prometheus metrics',
           security: [],
           response: {

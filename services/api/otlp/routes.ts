@@ -9,7 +9,6 @@ import { responses } from '../http/envelope.ts'
 import { rawBodyDocumented } from '../http/openapi.ts'
 import { type Intake, type IntakeEvent, metadata, withSessionProperties } from '../requests/interface.ts'
 import type { OtlpEncoding } from './decode.ts'
-import { examples } from './examples.ts'
 import { decodeContent, encodeResponse } from './http.ts'
 import type { ExportDefaults, SpanOutcome } from './mapping.ts'
 import { createWorkerPool, PoolFullError, TaskDeadlineError, TaskError, type WorkerPool } from './pool.ts'
@@ -178,7 +177,6 @@ export function otlpRoutes(deps: {
         schema: {
           tags: ['requests'],
           operationId,
-          'x-examples': examples[operationId],
           summary: 'OTLP/HTTP trace export: model-call spans become requests',
           description:
             'An ExportTraceServiceRequest as application/x-protobuf or application/json (OTLP/JSON), optionally Content-Encoding: gzip; ' +

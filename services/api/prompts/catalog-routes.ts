@@ -3,7 +3,6 @@ import { z } from 'zod'
 import { notFound } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
-import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import type { PromptRepo } from './repo.ts'
 import {
@@ -40,7 +39,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'createPrompt',
-        'x-examples': examples.createPrompt,
         summary: 'Create a prompt with its first version, 1.0, deployed to production',
         body: createPromptBody,
         response: responses(
@@ -59,7 +57,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'queryPrompts',
-        'x-examples': examples.queryPrompts,
         summary: 'Search prompts: partial name match ignoring case, any of the tags, newest first',
         body: queryBody,
         response: responses({ 200: envelope(z.array(prompt)) }, { body: true }),
@@ -80,7 +77,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'getPrompt',
-        'x-examples': examples.getPrompt,
         summary: 'One prompt',
         params: promptParams,
         response: responses({ 200: envelope(prompt) }, { refuses: [404] }),
@@ -93,7 +89,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'renamePrompt',
-        'x-examples': examples.renamePrompt,
         summary: 'Rename a prompt (its versions are untouched)',
         params: promptParams,
         body: z.object({ name: promptName }),
@@ -107,7 +102,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'setPromptTags',
-        'x-examples': examples.setPromptTags,
         summary: "Replace a prompt's tags",
         params: promptParams,
         body: z.object({ tags: tagList }),
@@ -123,7 +117,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
       schema: {
         tags,
         operationId: 'deletePrompt',
-        'x-examples': examples.deletePrompt,
         summary: 'Delete a prompt with all its versions and their bodies, permanently',
         params: promptParams,
         response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),
@@ -153,7 +146,6 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         schema: {
           tags,
           operationId,
-          'x-examples': examples[operationId],
           summary,
           response: responses({ 200: envelope(z.array(z.string())) }),
         },

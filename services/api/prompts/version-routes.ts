@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
-import { examples } from './examples.ts'
 import { failingWith } from './failure.ts'
 import {
   environmentChangeBody,
@@ -34,7 +33,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'createPromptVersion',
-        'x-examples': examples.createPromptVersion,
         summary: 'Create a new version from a base version: a new major, or the next minor of its major',
         body: newVersionBody,
         response: responses({ 201: envelope(z.object({ id: z.guid() })) }, lookupWithBody),
@@ -50,7 +48,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'queryPromptVersions',
-        'x-examples': examples.queryPromptVersions,
         summary:
           "A prompt's versions, metadata only, newest first; only one major when majorVersion is given",
         body: versionsBody,
@@ -66,7 +63,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'countPromptVersions',
-        'x-examples': examples.countPromptVersions,
         summary: 'How many versions a prompt has, and how many distinct major versions',
         body: promptIdBody,
         response: responses({ 200: envelope(versionCounts) }, lookupWithBody),
@@ -90,7 +86,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getPromptVersion${suffix}`,
-          'x-examples': examples[`getPromptVersion${suffix}`],
           summary: `One version ${what}`,
           body: versionIdBody,
           response,
@@ -103,7 +98,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getProductionVersion${suffix}`,
-          'x-examples': examples[`getProductionVersion${suffix}`],
           summary: `The production version ${what}`,
           body: promptIdBody,
           response,
@@ -122,7 +116,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId: `getEnvironmentVersion${suffix}`,
-          'x-examples': examples[`getEnvironmentVersion${suffix}`],
           summary: `The version deployed to an environment ${what}`,
           body: environmentVersionBody,
           response,
@@ -140,7 +133,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'getPromptBody',
-        'x-examples': examples.getPromptBody,
         summary: 'The body of a version: messages, model and parameters',
         params: z.object({ promptVersionId: id }),
         response: responses({ 200: envelope(promptBody) }, { refuses: [404] }),
@@ -173,7 +165,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         schema: {
           tags,
           operationId,
-          'x-examples': examples[operationId],
           summary,
           body: environmentChangeBody,
           response: responses({ 200: envelope(promptVersion) }, lookupWithBody),
@@ -186,7 +177,6 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
       schema: {
         tags,
         operationId: 'deletePromptVersion',
-        'x-examples': examples.deletePromptVersion,
         summary: 'Delete a version and its body, permanently; refused for the production version',
         params: z.object({ promptId: id, versionId: id }),
         response: responses({ 200: envelope(z.null()) }, { refuses: [404] }),

@@ -4,7 +4,6 @@ import { SESSION_PROPERTIES } from '../../shared/clickhouse/request-table.ts'
 import { badRequest } from '../../shared/errors.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
-import { examples } from './examples.ts'
 import { INT32_MAX, type IntakeEvent, inTimeRange, TIME_RANGE_RULE } from './intake.ts'
 import type { Intake } from './service.ts'
 
@@ -69,7 +68,6 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
         schema: {
           tags: ['requests'],
           operationId,
-          'x-examples': examples[operationId],
           summary: `Helicone-compatible log intake (${path})`,
           description:
             'Headers: Helicone-Property-<Name>, Helicone-Session-Id/-Name/-Path, Helicone-User-Id, Helicone-Request-Id, Helicone-Prompt-Id (also with a Tally- prefix).',

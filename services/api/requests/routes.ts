@@ -17,7 +17,6 @@ import { documentedAs } from '../http/openapi.ts'
 import { type PageBounds, pageFields, pageOf } from '../http/paging.ts'
 import type { QueryGate } from '../http/query-gate.ts'
 import type { OrganizationRateLimits } from '../http/rate-limit.ts'
-import { examples } from './examples.ts'
 import { heliconeRoutes } from './helicone.ts'
 import { intakeEvent } from './intake.ts'
 import { keyOf, sortKey } from './keyset.ts'
@@ -139,7 +138,6 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['requests'],
         operationId: 'logRequests',
-        'x-examples': examples.logRequests,
         summary: 'Log one processed model request or a batch; 201 once they are durable',
         description: `One event, an array of events, or {events: [...]}; at most ${deps.maxEvents} events and ${deps.maxBytes} bytes (413 beyond).`,
         body: logBody,
@@ -164,7 +162,6 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['requests'],
         operationId: 'queryRequests',
-        'x-examples': examples.queryRequests,
         summary: "Query the organization's requests with a filter tree, sorted and paged",
         description:
           'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last row (docs/requests.md).',
@@ -220,7 +217,6 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['requests'],
         operationId: 'getRequest',
-        'x-examples': examples.getRequest,
         summary: 'One request with its bodies',
         params: idParams,
         response: responses({ 200: envelope(requestRecord) }, { query: true, refuses: [404] }),
@@ -239,7 +235,6 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
       schema: {
         tags: ['models'],
         operationId: 'listModels',
-        'x-examples': examples.listModels,
         summary: 'The model price table behind cost_usd (USD per 1M tokens)',
         response: responses({
           200: envelope(

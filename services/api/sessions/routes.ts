@@ -18,7 +18,6 @@ import {
   type SessionDetailRepo,
   type TreeNode,
 } from './detail.ts'
-import { examples } from './examples.ts'
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 
@@ -236,7 +235,6 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'getSession',
-        'x-examples': examples.getSession,
         summary: "One session's requests in time order, with their tree, tokens, cost and latency",
         params: sessionIdParams,
         response: responses({ 200: envelope(sessionDetail) }, { query: true, refuses: [404, 405] }),
@@ -279,7 +277,6 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'querySessions',
-        'x-examples': examples.querySessions,
         summary: 'Search sessions: requests in the window that pass the filter, grouped by session',
         description:
           'Pages by `offset` or, for deep paging, by `cursor`: every answer carries `next_cursor`, the position after its last session (docs/sessions.md).',
@@ -306,7 +303,6 @@ export function sessionRoutes(
       schema: {
         tags: ['sessions'],
         operationId: 'countSessions',
-        'x-examples': examples.countSessions,
         summary: 'How many sessions the same body pages through (offset, limit and sort are ignored)',
         body: sessionQueryBody,
         response: responses(

@@ -5,7 +5,6 @@ import { principalOf } from '../http/auth.ts'
 import { clientGone } from '../http/client-gone.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
-import { examples } from './examples.ts'
 import type { SqlRunner } from './runner.ts'
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/
@@ -91,7 +90,6 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
       schema: {
         tags: ['sql'],
         operationId: 'querySql',
-        'x-examples': examples.querySql,
         summary: "Run one SELECT over your organization's requests and sessions",
         description:
           "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
@@ -149,7 +147,6 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
       schema: {
         tags: ['sql'],
         operationId: 'getSqlSchema',
-        'x-examples': examples.getSqlSchema,
         summary: 'The tables and columns POST /v1/sql/query may read, with what they mean',
         response: responses({ 200: envelope(sqlSchema) }),
       },

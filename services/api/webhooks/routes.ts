@@ -15,7 +15,6 @@ import { principalOf } from '../http/auth.ts'
 import { postgresPaging } from '../http/cursor.ts'
 import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
 import { pageOf } from '../http/paging.ts'
-import { examples } from './examples.ts'
 import { createWebhookRepo } from './repo.ts'
 import {
   createBody,
@@ -71,7 +70,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'createWebhook',
-        'x-examples': examples.createWebhook,
         summary: 'Register a webhook. hmac_key is in this answer and never again.',
         description: `An organization holds at most ${deps.config.TALLY_MAX_WEBHOOKS_PER_ORG} webhooks (409 beyond).`,
         body: createBody,
@@ -115,7 +113,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhooks',
-        'x-examples': examples.listWebhooks,
         summary: "List the organization's webhooks (never their keys)",
         response: responses({ 200: envelope(z.array(webhook)) }),
       },
@@ -126,7 +123,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'deleteWebhook',
-        'x-examples': examples.deleteWebhook,
         summary: 'Delete a webhook; deliveries stop at once, in-flight ones may land',
         params: idParams,
         response: responses({ 200: envelope(z.null()) }, lookup),
@@ -142,7 +138,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'testWebhook',
-        'x-examples': examples.testWebhook,
         summary: 'Send a test event (metadata.event "webhook.test") now and report what happened',
         params: idParams,
         response: responses({ 200: envelope(testResult) }, lookup),
@@ -179,7 +174,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'listWebhookDeliveries',
-        'x-examples': examples.listWebhookDeliveries,
         summary: "The webhook's deliveries, newest first, with their last attempt",
         description: 'Pages by offset, or by cursor: pass the next_cursor of the previous answer.',
         params: idParams,
@@ -206,7 +200,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'retryWebhookDelivery',
-        'x-examples': examples.retryWebhookDelivery,
         summary: 'Make a delivery due now with a fresh retry schedule (re-enables a webhook disabled by 410)',
         params: deliveryParams,
         response: responses({ 200: envelope(delivery) }, lookup),
@@ -224,7 +217,6 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
       schema: {
         tags: ['webhooks'],
         operationId: 'rotateWebhookKey',
-        'x-examples': examples.rotateWebhookKey,
         summary:
           'Issue a new hmac_key; the old one keeps signing beside it for 24 h, during which another rotation is refused (409)',
         params: idParams,
