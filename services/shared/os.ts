@@ -42,3 +42,14 @@ export function endListeners<T>() {
     },
   }
 }
+
+/** Calls `onGone` once process `pid` ends: checked every second, never keeping this process alive. */
+export function watchProcess(pid: number, onGone: () => void): () => void {
+  const timer = setInterval(() => {
+    if (isAlive(pid)) return
+    clearInterval(timer)
+    onGone()
+  }, 1_000)
+  timer.unref()
+  return () => clearInterval(timer)
+}

@@ -42,18 +42,30 @@ const example = (() => {
   return { body: JSON.parse(body.toString()) as unknown, headers }
 })()
 
-const header = (
-  name: string,
-  schema: OpenAPIV3_1.ParameterObject['schema'],
-  description: string,
-): OpenAPIV3_1.ParameterObject => ({
-  name,
-  in: 'header',
-  required: true,
-  schema,
-  description,
-  example: example.headers[name.toLowerCase()],
-})
+/** The headers every delivery carries (signature.ts): their value's schema and meaning. */
+const HEADERS: [name: string, schema: OpenAPIV3_1.ParameterObject['schema'], description: string][] = [
+  [
+    'X-Service-Signature',
+    { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    'Lowercase hex HMAC-SHA256 of the raw body, keyed with the hmac_key string (UTF-8): the oldest active key',
+  ],
+  [
+    'webhook-id',
+    { type: 'string', format: 'uuid' },
+    'Standard Webhooks: the delivery id, the same on every attempt',
+  ],
+  [
+    'webhook-timestamp',
+    { type: 'string', pattern: '^[0-9]+$' },
+    'Standard Webhooks: Unix seconds of this attempt',
+  ],
+  [
+    'webhook-signature',
+    { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+    'Standard Webhooks: "v1,<base64 HMAC-SHA256 of id.timestamp.body>" per active key, space-separated; ' +
+      'the key is the base64 part of the whsec_ hmac_key, decoded',
+  ],
+]
 
 /**
  * The POST Tally sends to every webhook destination, with
@@ -72,29 +84,16 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
         'propertyFilters take the request, at least once: deduplicate by webhook-id or ' +
         'metadata.requestId. Verify both signatures over the raw body before parsing it.',
       security: [],
-      parameters: [
-        header(
-          'X-Service-Signature',
-          { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          'Lowercase hex HMAC-SHA256 of the raw body, keyed with the hmac_key string (UTF-8): the oldest active key',
-        ),
-        header(
-          'webhook-id',
-          { type: 'string', format: 'uuid' },
-          'Standard Webhooks: the delivery id, the same on every attempt',
-        ),
-        header(
-          'webhook-timestamp',
-          { type: 'string', pattern: '^[0-9]+$' },
-          'Standard Webhooks: Unix seconds of this attempt',
-        ),
-        header(
-          'webhook-signature',
-          { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
-          'Standard Webhooks: "v1,<base64 HMAC-SHA256 of id.timestamp.body>" per active key, space-separated; ' +
-            'the key is the base64 part of the whsec_ hmac_key, decoded',
-        ),
-      ],
+      parameters: HEADERS.map(
+        ([name, schema, description]): OpenAPIV3_1.ParameterObject => ({
+          name,
+          in: 'header',
+          required: true,
+          schema,
+          description,
+          example: example.headers[name.toLowerCase()],
+        }),
+      ),
       requestBody: {
         required: true,
         content: {

@@ -1,22 +1,21 @@
 /**
- * The native calls the child makes through koffi: libc for threads and exiting, and
+ * The native calls the child makes through koffi: libc (libc.ts) for threads and exiting, and
  * libchdb's argv entry point. Loaded only in the child process.
  */
 import koffi from 'koffi'
+import {
+  attrInit,
+  attrSetStackSize,
+  cxaAtExit,
+  exitNow,
+  libc,
+  malloc,
+  onExit,
+  pthreadCreate,
+  strdup,
+} from './libc.ts'
 
 const THREAD_STACK_BYTES = 16 * 1024 * 1024
-
-const libc = koffi.load('libc.so.6')
-const exitNow = libc.func('void _exit(int status)')
-const strdup = libc.func('void *strdup(const char *s)')
-const malloc = libc.func('void *malloc(size_t size)')
-const onExit = libc.func('int on_exit(void *fn, void *arg)')
-const attrInit = libc.func('int pthread_attr_init(void *attr)')
-const attrSetStackSize = libc.func('int pthread_attr_setstacksize(void *attr, size_t size)')
-const pthreadCreate = libc.func(
-  'int pthread_create(_Out_ uint64_t *thread, void *attr, void *start, void *arg)',
-)
-const cxaAtExit = libc.func('int __cxa_atexit(void *fn, void *arg, void *dso)')
 
 /**
  * Ends the process at once. The child must never call exit(3) (process.exit) once ClickHouse

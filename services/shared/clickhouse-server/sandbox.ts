@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { join } from 'node:path'
 import koffi from 'koffi'
+import { capset, chdir, chroot, mount, prctl, setgroups, sethostname, setresgid, setresuid } from './libc.ts'
 import { CONTAINED_DATA_DIR, type SandboxOptions } from './protocol.ts'
 
 const MS_RDONLY = 0x1
@@ -32,21 +33,6 @@ const SIGKILL = 9
 /** Capabilities are numbered below this on every kernel Tally runs on (40 on 6.x). */
 const CAP_COUNT = 64
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'] as const
-
-const libc = koffi.load('libc.so.6')
-const mount = libc.func(
-  'int mount(const char *source, const char *target, const char *fstype, unsigned long flags, const char *data)',
-)
-const chroot = libc.func('int chroot(const char *path)')
-const chdir = libc.func('int chdir(const char *path)')
-const sethostname = libc.func('int sethostname(const char *name, size_t len)')
-const setgroups = libc.func('int setgroups(size_t size, const uint32_t *list)')
-const setresgid = libc.func('int setresgid(uint32_t r, uint32_t e, uint32_t s)')
-const setresuid = libc.func('int setresuid(uint32_t r, uint32_t e, uint32_t s)')
-const prctl = libc.func(
-  'int prctl(int option, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5)',
-)
-const capset = libc.func('int capset(void *header, void *data)')
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]))
 

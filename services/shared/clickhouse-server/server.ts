@@ -6,7 +6,7 @@
  */
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { delay, endListeners, isAlive } from '../os.ts'
+import { delay, endListeners, watchProcess } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
 import { planContainment } from './containment.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './handle.ts'
@@ -45,7 +45,6 @@ export function embeddedClickHouseUnsupported(p: Platform): string | undefined {
 const POLL_MS = 50
 /** After "locked", how long to wait for the other process's server before trying again ourselves. */
 const LOCKED_RECHECK_MS = 2_000
-const ATTACHED_WATCH_MS = 1_000
 
 export async function startClickHouseServer(options: ClickHouseServerOptions): Promise<ClickHouseServer> {
   const { dataDir } = options
@@ -92,13 +91,10 @@ function attach(
 ): ClickHouseServer {
   const listeners = endListeners<ServerExit>()
   // Not our child: the only sign of its end is its pid going away.
-  const watch = setInterval(() => {
-    if (isAlive(state.pid)) return
-    clearInterval(watch)
+  const unwatch = watchProcess(state.pid, () => {
     log.error({ pid: state.pid, dataDir }, 'clickhouse_server_gone')
     listeners.end({ code: null, signal: null, stderr: '' })
-  }, ATTACHED_WATCH_MS)
-  watch.unref()
+  })
   const server = addresses(state.httpPort, credentials)
   log.info({ endpoint: server.endpoint, pid: state.pid, dataDir }, 'clickhouse_server_attached')
   return {
@@ -108,7 +104,7 @@ function attach(
     containment: 'as its owner started it',
     onExit: listeners.add,
     async stop() {
-      clearInterval(watch)
+      unwatch()
       log.info({ pid: state.pid, dataDir }, 'clickhouse_server_detached: left running for its owner')
     },
   }

@@ -18,7 +18,7 @@ import { join } from 'node:path'
 import { type FileLock, lockHolder, tryLockFile } from '../file-lock.ts'
 import type { Logger } from '../logger.ts'
 import { freePort } from '../net.ts'
-import { delay, endListeners, isAlive } from '../os.ts'
+import { delay, endListeners, isAlive, watchProcess } from '../os.ts'
 import { initialiseCluster, launchPostgres } from './launch.ts'
 import { probe, runningPostmaster, stopPostmaster } from './postmaster.ts'
 
@@ -60,7 +60,6 @@ interface ServerState {
 const FILES = { lock: 'server.lock', state: 'server.json', password: 'password', data: 'data' } as const
 const POLL_MS = 100
 const PROBE_MS = 2_000
-const WATCH_MS = 1_000
 
 export async function openEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const { dir } = options
@@ -162,7 +161,7 @@ function owned(server: Owned, { dir, log, stopGraceMs = 15_000 }: EmbeddedPostgr
   const ended =
     server.exited ??
     new Promise<object>((resolve) => {
-      unwatch = watch(pid, () => resolve({}))
+      unwatch = watchProcess(pid, () => resolve({}))
     })
   const listeners = endListeners<void>()
   void ended.then((exit) => {
@@ -201,7 +200,7 @@ function attach(state: ServerState, { dir, log }: EmbeddedPostgresOptions): Embe
   const { pid, port } = state
   let gone = false
   const listeners = endListeners<void>()
-  const unwatch = watch(pid, () => {
+  const unwatch = watchProcess(pid, () => {
     gone = true
     log.error(
       { postgresPid: pid, port, ownerPid: state.ownerPid, dir },
@@ -221,17 +220,6 @@ function attach(state: ServerState, { dir, log }: EmbeddedPostgresOptions): Embe
       else log.info({ postgresPid: pid, dir }, 'embedded_postgres_detached: left running for its owner')
     },
   }
-}
-
-/** Calls `onGone` once the process ends: checked every second, never keeping the process alive. */
-function watch(pid: number, onGone: () => void): () => void {
-  const timer = setInterval(() => {
-    if (isAlive(pid)) return
-    clearInterval(timer)
-    onGone()
-  }, WATCH_MS)
-  timer.unref()
-  return () => clearInterval(timer)
 }
 
 function addresses(port: number, password: string, dir: string, how: string) {
