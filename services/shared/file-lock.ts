@@ -41,6 +41,13 @@ export function tryLockFile(path: string): FileLock | undefined {
   }
 }
 
+/** Whether nobody holds the lock now: taken and at once released (a moment later it may be held again). */
+export function lockIsFree(path: string): boolean {
+  const lock = tryLockFile(path)
+  lock?.release()
+  return lock !== undefined
+}
+
 /** The pid the current (or last) holder wrote into the lock file. */
 export function lockHolder(path: string): number | undefined {
   try {

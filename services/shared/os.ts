@@ -35,10 +35,19 @@ export function endListeners<T>() {
         queueMicrotask(() => listener(value))
       } else listeners.push(listener)
     },
+    /** Tells every listener, each in turn even when one throws; the first error is thrown after. */
     end(value: T): void {
       if (end) return
       end = { value }
-      for (const listener of listeners.splice(0)) listener(value)
+      const failures: unknown[] = []
+      for (const listener of listeners.splice(0)) {
+        try {
+          listener(value)
+        } catch (err) {
+          failures.push(err)
+        }
+      }
+      if (failures.length > 0) throw failures[0]
     },
   }
 }

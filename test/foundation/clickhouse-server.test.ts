@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import {
   chownSync,
   existsSync,
@@ -101,6 +101,14 @@ function ownerStarted(owner: ReturnType<typeof spawnOwner>) {
     owner.stdout.once('data', (line) => resolve(JSON.parse(String(line))))
     owner.once('exit', (code) => reject(new Error(`owner exited with ${code} before starting ClickHouse`)))
   })
+}
+
+/** Rewrites dataDir's state file as if the process that started its server had died. */
+function orphan(dataDir: string): void {
+  const dead = spawnSync(process.execPath, ['-e', ''])
+  const statePath = join(dataDir, 'server.json')
+  const state = JSON.parse(readFileSync(statePath, 'utf8'))
+  writeFileSync(statePath, JSON.stringify({ ...state, ownerPid: dead.pid }))
 }
 
 afterAll(async () => {
@@ -253,25 +261,29 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     await expect(ping(started.endpoint)).rejects.toThrow()
   }, 60_000)
 
-  it("does not attach to a server whose owner is gone: it waits for that server's end, then starts its own", async () => {
+  it('does not attach to a server whose owner is gone: it starts its own once that server has ended', async () => {
     const dataDir = tempDir()
     const running = await start({ dataDir })
-    // As if the process that started it had been killed: the server is still up, holding the lock.
-    const dead = spawn(process.execPath, ['-e', ''])
-    const deadPid = await new Promise<number>((resolve) =>
-      dead.once('exit', () => resolve(dead.pid as number)),
-    )
-    const statePath = join(dataDir, 'server.json')
-    const state = JSON.parse(readFileSync(statePath, 'utf8'))
-    writeFileSync(statePath, JSON.stringify({ ...state, ownerPid: deadPid }))
-    await expect(start({ dataDir, deadlineMs: 2_500 })).rejects.toThrow(
-      /holds server\.lock .*its owner has gone and it is still shutting down/,
-    )
+    // As if the process that started it had been killed: the server still runs and holds the lock.
+    orphan(dataDir)
+    const next = start({ dataDir })
     await running.stop()
-    const next = await start({ dataDir })
-    expect(next.attached).toBe(false)
-    expect(next.pid).not.toBe(running.pid)
-    await next.stop()
+    const own = await next
+    expect(own.attached).toBe(false)
+    expect(own.pid).not.toBe(running.pid)
+    expect(await ping(own.endpoint)).toBe('Ok.\n')
+    await own.stop()
+  }, 60_000)
+
+  it('gives up at its deadline naming the lock when a server whose owner is gone never ends', async () => {
+    const dataDir = tempDir()
+    const running = await start({ dataDir })
+    orphan(dataDir)
+    await expect(start({ dataDir, deadlineMs: 10_000 })).rejects.toThrow(
+      /holds server\.lock .*its owner has gone and it is still shutting down, within 10000 ms/,
+    )
+    expect(await ping(running.endpoint)).toBe('Ok.\n')
+    await running.stop()
   }, 60_000)
 
   it('a process started right after the owner was killed starts a server of its own, not the dying one', async () => {

@@ -25,7 +25,7 @@ describe('the OTLP generation check', () => {
     const template = readFileSync(join(ROOT, 'schemas/otlp/buf.gen.yaml'), 'utf8')
     const moved = retargeted(template, '/scratch/gen')
     expect(moved).toContain('    out: /scratch/gen\n')
-    expect(moved).not.toMatch(/out:\s*services/)
+    expect(moved).not.toMatch(/out:\s*generated/)
     expect(moved.replace('out: /scratch/gen', 'out: generated/otlp')).toBe(template)
     expect(() => retargeted(template.replace('out: generated/otlp', 'out: elsewhere'), '/x')).toThrow(
       'schemas/otlp/buf.gen.yaml does not write to generated/otlp',

@@ -133,13 +133,13 @@ export function promptCatalogRoutes(service: PromptService, repo: PromptRepo): F
         path: '/v1/prompt-2025/tags',
         operationId: 'listPromptTags',
         summary: "Every tag on the organization's prompts, sorted",
-        list: repo.listTags,
+        list: (organizationId: string) => repo.listTags(organizationId),
       },
       {
         path: '/v1/prompt-2025/environments',
         operationId: 'listPromptEnvironments',
         summary: "Every environment some version of the organization's prompts is deployed to, sorted",
-        list: repo.listEnvironments,
+        list: (organizationId: string) => repo.listEnvironments(organizationId),
       },
     ] as const) {
       app.get(path, {

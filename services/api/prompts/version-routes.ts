@@ -21,6 +21,8 @@ import {
 } from './schemas.ts'
 import type { PromptService } from './service.ts'
 
+type EnvironmentChange = z.infer<typeof environmentChangeBody>
+
 const tags = ['prompts']
 /** A route with a JSON body that names a prompt or version, which may not exist. */
 const lookupWithBody = { body: true, refuses: [404] } as const
@@ -152,13 +154,15 @@ export function promptVersionRoutes(service: PromptService): FastifyPluginAsyncZ
         path: '/v1/prompt-2025/update/environment',
         operationId: 'deployPromptVersion',
         summary: 'Deploy a version to an environment, moving the environment from the version that held it',
-        change: service.assignEnvironment,
+        change: (organizationId: string, body: EnvironmentChange) =>
+          service.assignEnvironment(organizationId, body),
       },
       {
         path: '/v1/prompt-2025/remove/environment',
         operationId: 'undeployPromptVersion',
         summary: 'Take a version out of an environment (production can only be moved, never removed)',
-        change: service.removeEnvironment,
+        change: (organizationId: string, body: EnvironmentChange) =>
+          service.removeEnvironment(organizationId, body),
       },
     ] as const) {
       app.post(path, {

@@ -6,6 +6,7 @@
  */
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { lockIsFree } from '../file-lock.ts'
 import { delay, endListeners, watchProcess } from '../os.ts'
 import { type Credentials, loadCredentials, writeServerConfig } from './config.ts'
 import { planContainment } from './containment.ts'
@@ -43,8 +44,6 @@ export function embeddedClickHouseUnsupported(p: Platform): string | undefined {
 }
 
 const POLL_MS = 50
-/** After "locked", how long to wait for the other process's server before trying again ourselves. */
-const LOCKED_RECHECK_MS = 2_000
 
 export async function startClickHouseServer(options: ClickHouseServerOptions): Promise<ClickHouseServer> {
   const { dataDir } = options
@@ -68,19 +67,20 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
     containment.handOver?.()
     const owned = await spawnServer(options, credentials, containment, deadline)
     if (owned !== 'locked') return owned
-    // Another process holds the lock: its server is starting. Attach once it answers; try again
-    // ourselves if it does not (its starter may have died and released the lock).
-    const recheckUntil = Math.min(deadline, Date.now() + LOCKED_RECHECK_MS)
-    while (Date.now() < recheckUntil) {
+    // Another process holds the lock: its server is starting, or stopping because its owner has
+    // gone. Attach once it answers for a live owner; start one of our own once the lock is free.
+    const lockFile = join(dataDir, FILES.lock)
+    for (;;) {
       const other = await findRunning(dataDir)
       if (other) return attach(other, credentials, options)
+      if (lockIsFree(lockFile)) break
+      if (Date.now() >= deadline)
+        throw new Error(
+          `ClickHouse server in ${dataDir}: another process holds ${FILES.lock} but its server did not answer ` +
+            `GET /ping, or its owner has gone and it is still shutting down, within ${deadlineMs} ms`,
+        )
       await delay(POLL_MS)
     }
-    if (Date.now() >= deadline)
-      throw new Error(
-        `ClickHouse server in ${dataDir}: another process holds ${FILES.lock} but its server did not answer ` +
-          `GET /ping, or its owner has gone and it is still shutting down, within ${deadlineMs} ms`,
-      )
   }
 }
 
