@@ -20,7 +20,7 @@ import type {
   ClickHouseServer,
   ClickHouseServerOptions,
 } from '../../services/shared/clickhouse-server/handle.ts'
-import { cpuTicks } from '../../services/shared/clickhouse-server/proc.ts'
+import { cpuTicks, startTicks } from '../../services/shared/clickhouse-server/proc.ts'
 import { startClickHouseServer } from '../../services/shared/clickhouse-server/server.ts'
 import { isAlive } from '../../services/shared/os.ts'
 import { waitFor } from '../support/wait.ts'
@@ -103,12 +103,18 @@ function ownerStarted(owner: ReturnType<typeof spawnOwner>) {
   })
 }
 
-/** Rewrites dataDir's state file as if the process that started its server had died. */
-function orphan(dataDir: string): void {
-  const dead = spawnSync(process.execPath, ['-e', ''])
+/**
+ * Rewrites dataDir's state file as if the process that started its server had died: its pid gone,
+ * or given since to another process (this one, which started at another time).
+ */
+function orphan(dataDir: string, how: 'pid gone' | 'pid reused' = 'pid gone'): void {
   const statePath = join(dataDir, 'server.json')
   const state = JSON.parse(readFileSync(statePath, 'utf8'))
-  writeFileSync(statePath, JSON.stringify({ ...state, ownerPid: dead.pid }))
+  const owner =
+    how === 'pid gone'
+      ? { ownerPid: spawnSync(process.execPath, ['-e', '']).pid }
+      : { ownerPid: process.pid, ownerStart: (startTicks(process.pid) ?? 0) + 1 }
+  writeFileSync(statePath, JSON.stringify({ ...state, ...owner }))
 }
 
 afterAll(async () => {
@@ -275,16 +281,20 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
     await own.stop()
   }, 60_000)
 
-  it('gives up at its deadline naming the lock when a server whose owner is gone never ends', async () => {
-    const dataDir = tempDir()
-    const running = await start({ dataDir })
-    orphan(dataDir)
-    await expect(start({ dataDir, deadlineMs: 10_000 })).rejects.toThrow(
-      /holds server\.lock .*its owner has gone and it is still shutting down, within 10000 ms/,
-    )
-    expect(await ping(running.endpoint)).toBe('Ok.\n')
-    await running.stop()
-  }, 60_000)
+  it.each(['pid gone', 'pid reused'] as const)(
+    'gives up at its deadline naming the lock when a server whose owner is gone (%s) never ends',
+    async (how) => {
+      const dataDir = tempDir()
+      const running = await start({ dataDir })
+      orphan(dataDir, how)
+      await expect(start({ dataDir, deadlineMs: 10_000 })).rejects.toThrow(
+        /holds server\.lock .*its owner has gone and it is still shutting down, within 10000 ms/,
+      )
+      expect(await ping(running.endpoint)).toBe('Ok.\n')
+      await running.stop()
+    },
+    60_000,
+  )
 
   it('a process started right after the owner was killed starts a server of its own, not the dying one', async () => {
     const dataDir = tempDir()

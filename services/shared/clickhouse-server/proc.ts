@@ -1,4 +1,7 @@
-/** Facts about processes read from Linux's /proc: which ports a process listens on, its CPU time. */
+/**
+ * Facts about processes read from Linux's /proc: which ports a process listens on, its CPU time,
+ * when it started.
+ */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 
 const TCP_LISTEN = '0A'
@@ -31,10 +34,26 @@ export function listeningPorts(pid: number | 'self' = 'self'): number[] {
   return ports
 }
 
+/** /proc/<pid>/stat from its 3rd field on: after the command name, which may itself hold spaces. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
+
 /** User + system CPU time of a process, in clock ticks (1/100 s on Linux). */
 export function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // Fields after the command name, which is in parentheses and may itself hold spaces.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = statFields(pid)
   return Number(fields[11]) + Number(fields[12])
+}
+
+/**
+ * When a process started, in clock ticks since boot: with its pid, what tells it from a later
+ * process given the same pid. Undefined once it is gone.
+ */
+export function startTicks(pid: number): number | undefined {
+  try {
+    return Number(statFields(pid)[19])
+  } catch {
+    return undefined
+  }
 }

@@ -52,10 +52,13 @@ export interface ServerState {
   /** The process that hosts ClickHouse, as the host sees it. */
   pid: number
   /**
-   * The process that started it. Once it is gone its server is stopping (the child stops it when
-   * the pipe closes), so nothing attaches to it. Absent in files written before it was recorded.
+   * The process that started it, and when that process started (proc.ts startTicks): once it is
+   * gone its server is stopping (the child stops it when the pipe closes), so nothing attaches to
+   * it; the start time tells the owner from a later process given the same pid. Absent in files
+   * written before they were recorded.
    */
   ownerPid?: number
+  ownerStart?: number
   httpPort: number
   startedAt: string
 }

@@ -10,6 +10,7 @@ import { delay, endListeners } from '../os.ts'
 import type { Credentials } from './config.ts'
 import type { Containment } from './containment.ts'
 import type { ClickHouseServer, ClickHouseServerOptions, ServerExit } from './handle.ts'
+import { startTicks } from './proc.ts'
 import { type ChildMessage, EXIT, FILES, type ParentMessage, type ServerState } from './protocol.ts'
 import { addresses, forgetState, ping, within } from './state.ts'
 
@@ -169,6 +170,7 @@ export function spawnServer(
             writeState(dataDir, {
               pid: serverPid,
               ownerPid: process.pid,
+              ownerStart: startTicks(process.pid),
               httpPort: message.port,
               startedAt: new Date().toISOString(),
             })

@@ -4,6 +4,7 @@ import { get } from 'node:http'
 import { join } from 'node:path'
 import { isAlive } from '../os.ts'
 import type { Credentials } from './config.ts'
+import { startTicks } from './proc.ts'
 import { FILES, type ServerState } from './protocol.ts'
 
 /**
@@ -19,8 +20,13 @@ export async function findRunning(dataDir: string): Promise<ServerState | undefi
     return undefined // none, or being replaced right now
   }
   if (!isAlive(state.pid)) return undefined
-  if (state.ownerPid !== undefined && !isAlive(state.ownerPid)) return undefined
+  if (state.ownerPid !== undefined && !ownerLives(state.ownerPid, state.ownerStart)) return undefined
   return (await ping(state.httpPort)) ? state : undefined
+}
+
+/** The owner is alive and is the process that wrote the state, not a later one given its pid. */
+function ownerLives(pid: number, start: number | undefined): boolean {
+  return isAlive(pid) && (start === undefined || startTicks(pid) === start)
 }
 
 /** Removes the state file once its server is gone, unless a newer server has replaced it. */
