@@ -287,9 +287,12 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
       const dataDir = tempDir()
       const running = await start({ dataDir })
       orphan(dataDir, how)
-      await expect(start({ dataDir, deadlineMs: 10_000 })).rejects.toThrow(
+      const users = readFileSync(join(dataDir, 'users.xml'), 'utf8')
+      // Asked for another analyst database: it must not rewrite the files of a server it does not own.
+      await expect(start({ dataDir, deadlineMs: 10_000, analystDatabase: 'elsewhere' })).rejects.toThrow(
         /holds server\.lock .*its owner has gone and it is still shutting down, within 10000 ms/,
       )
+      expect(readFileSync(join(dataDir, 'users.xml'), 'utf8')).toBe(users)
       expect(await ping(running.endpoint)).toBe('Ok.\n')
       await running.stop()
     },

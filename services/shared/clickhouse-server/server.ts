@@ -56,20 +56,30 @@ export async function startClickHouseServer(options: ClickHouseServerOptions): P
   mkdirSync(dataDir, { recursive: true })
   chmodSync(dataDir, 0o700)
   const credentials = loadCredentials(options.secretsDir, dataDir)
+  const lockFile = join(dataDir, FILES.lock)
   for (;;) {
     const running = await findRunning(dataDir)
     if (running) return attach(running, credentials, options)
-    mkdirSync(join(dataDir, FILES.root), { recursive: true, mode: 0o755 })
-    const containment = planContainment(options.containment ?? 'auto', dataDir)
-    const engineDir = containment.sandbox ? CONTAINED_DATA_DIR : dataDir
-    writeServerConfig(dataDir, credentials, options.analystDatabase ?? 'default', engineDir, options.cluster)
-    // Made by this process: the contained server's user must own them.
-    containment.handOver?.()
-    const owned = await spawnServer(options, credentials, containment, deadline)
-    if (owned !== 'locked') return owned
+    // Only while nobody holds the lock: the files written next are the config of a server starting
+    // or running there, which ClickHouse reloads when they change.
+    if (lockIsFree(lockFile)) {
+      mkdirSync(join(dataDir, FILES.root), { recursive: true, mode: 0o755 })
+      const containment = planContainment(options.containment ?? 'auto', dataDir)
+      const engineDir = containment.sandbox ? CONTAINED_DATA_DIR : dataDir
+      writeServerConfig(
+        dataDir,
+        credentials,
+        options.analystDatabase ?? 'default',
+        engineDir,
+        options.cluster,
+      )
+      // Made by this process: the contained server's user must own them.
+      containment.handOver?.()
+      const owned = await spawnServer(options, credentials, containment, deadline)
+      if (owned !== 'locked') return owned
+    }
     // Another process holds the lock: its server is starting, or stopping because its owner has
     // gone. Attach once it answers for a live owner; start one of our own once the lock is free.
-    const lockFile = join(dataDir, FILES.lock)
     for (;;) {
       const other = await findRunning(dataDir)
       if (other) return attach(other, credentials, options)
