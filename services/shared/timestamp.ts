@@ -11,6 +11,17 @@ export const isoTimestamp = z.codec(z.iso.datetime({ offset: true }), z.date(), 
   encode: (date) => date.toISOString(),
 })
 
+/**
+ * The range of a DateTime64(3, 'UTC') (1900-01-01 to 2299-12-31, in Unix milliseconds): every time a
+ * caller may name in a filter, a window or a cursor. Outside it ClickHouse would clamp, not refuse.
+ */
+export const TIME_RANGE = {
+  minMs: Date.UTC(1900, 0, 1),
+  maxMs: Date.UTC(2299, 11, 31, 23, 59, 59, 999),
+  first: '1900-01-01',
+  last: '2299-12-31',
+} as const
+
 const HAS_ZONE = /[zZ]|[+-]\d\d:?\d\d$/
 
 /**

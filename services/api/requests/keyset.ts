@@ -5,6 +5,7 @@ import {
   SORT_COLUMNS,
   type SortField,
 } from '../../shared/clickhouse/request-table.ts'
+import { TIME_RANGE } from '../../shared/timestamp.ts'
 import type { CursorKey } from '../http/cursor.ts'
 
 /**
@@ -33,11 +34,7 @@ export function sortKey(field: SortField, direction: 'asc' | 'desc'): SortKey {
       expr: column,
       param: "fromUnixTimestamp64Milli({after_value:Int64}, 'UTC')",
       // DateTime64(3)'s range: what a stored time can be.
-      value: z
-        .number()
-        .int()
-        .min(Date.UTC(1900, 0, 1))
-        .max(Date.UTC(2299, 11, 31, 23, 59, 59, 999)),
+      value: z.number().int().min(TIME_RANGE.minMs).max(TIME_RANGE.maxMs),
       valueOf: (row) => (raw(row) as Date).getTime(),
     }
   }

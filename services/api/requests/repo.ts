@@ -11,6 +11,7 @@ import {
   type SortField,
 } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../../shared/filters/compile.ts'
+import { TIME_RANGE } from '../../shared/timestamp.ts'
 import type { CursorKey } from '../http/cursor.ts'
 import { sortKey } from './keyset.ts'
 
@@ -18,8 +19,6 @@ const rowsSchema = requestRowSchema.array()
 const createdAtSchema = z.object({ request_id: z.string(), created_at: z.number() }).array()
 
 const HOUR = 3_600_000
-const MIN_TIME_MS = Date.UTC(1900, 0, 1)
-const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
 /** How far from where a page starts the first reads look, widening until one fills the page. */
 const WINDOWS = [HOUR, 24 * HOUR, 30 * 24 * HOUR]
 
@@ -43,7 +42,7 @@ function timeWindows(input: {
       : undefined
   if (from === undefined) return []
   // Within DateTime64(3)'s range, where ClickHouse compares times as times.
-  const clamp = (ms: number) => Math.min(Math.max(ms, MIN_TIME_MS), MAX_TIME_MS)
+  const clamp = (ms: number) => Math.min(Math.max(ms, TIME_RANGE.minMs), TIME_RANGE.maxMs)
   return WINDOWS.map((w) =>
     input.sort.direction === 'desc' ? { op: '>=', ms: clamp(from - w) } : { op: '<=', ms: clamp(from + w) },
   )

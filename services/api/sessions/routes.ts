@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import { AppError, notFound } from '../../shared/errors.ts'
 import { filterNode as documentedFilter } from '../../shared/filters/schema.ts'
-import { atCallerOffset, fromClickHouseTime } from '../../shared/timestamp.ts'
+import { atCallerOffset, fromClickHouseTime, TIME_RANGE } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { type CursorKey, cursorAfter, cursorInput, decodeCursor } from '../http/cursor.ts'
 import { envelope, ok, pageEnvelope, responses } from '../http/envelope.ts'
@@ -21,14 +21,11 @@ import {
 import type { SessionRepo, SessionRow } from './repo.ts'
 import { type SessionQuery, SORT_FIELDS, type SortField } from './sql.ts'
 
-const MIN_MS = Date.UTC(1900, 0, 1)
-const MAX_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
-
 const unixMs = z
   .number('must be Unix milliseconds (a number)')
   .int('must be a whole number of milliseconds')
-  .min(MIN_MS, 'must be on or after 1900-01-01')
-  .max(MAX_MS, 'must be on or before 2299-12-31')
+  .min(TIME_RANGE.minMs, `must be on or after ${TIME_RANGE.first}`)
+  .max(TIME_RANGE.maxMs, `must be on or before ${TIME_RANGE.last}`)
 
 /** Spec: limit 50 unless asked, at most 1000. */
 const SESSION_PAGES: PageBounds = { defaultLimit: 50, maxLimit: 1000, maxOffset: 1_000_000_000 }
@@ -114,7 +111,7 @@ const TIME_SORTS: readonly SortField[] = ['created_at', 'latest_request_created_
 /** What a cursor's value must be for a sort: Unix milliseconds for times, else the aggregate. */
 const cursorValue = (field: SortField) =>
   TIME_SORTS.includes(field)
-    ? z.number().int().min(MIN_MS).max(MAX_MS)
+    ? z.number().int().min(TIME_RANGE.minMs).max(TIME_RANGE.maxMs)
     : field === 'total_requests'
       ? z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)
       : z.number()

@@ -7,6 +7,7 @@
  */
 import { isSessionProperty, REQUEST_TABLE, SESSION_PROPERTIES } from '../clickhouse/request-table.ts'
 import { badRequest } from '../errors.ts'
+import { TIME_RANGE } from '../timestamp.ts'
 import {
   type FieldDef,
   OPERATOR_ALIASES,
@@ -30,8 +31,6 @@ const MAX_TEXT_LENGTH = 10_000
 export const MAX_PATTERN_UNDERSCORES = 16
 export const MAX_FILTER_WILDCARDS = 64
 /** DateTime64(3)'s range, so a bound outside it is a 400 rather than an engine error. */
-const MIN_TIME_MS = Date.UTC(1900, 0, 1)
-const MAX_TIME_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999)
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/i
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -317,8 +316,8 @@ function timestampMs(value: unknown, path: string): number {
   else {
     throw badRequest(`${path}: must be Unix milliseconds or an ISO 8601 timestamp with an offset`)
   }
-  if (!Number.isFinite(ms) || ms < MIN_TIME_MS || ms > MAX_TIME_MS) {
-    throw badRequest(`${path}: must be between 1900-01-01 and 2299-12-31`)
+  if (!Number.isFinite(ms) || ms < TIME_RANGE.minMs || ms > TIME_RANGE.maxMs) {
+    throw badRequest(`${path}: must be between ${TIME_RANGE.first} and ${TIME_RANGE.last}`)
   }
   return ms
 }
