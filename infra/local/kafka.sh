@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kafka.sh start|stop|status — a real single-node Apache Kafka (KRaft, combined broker+controller)
-# on 127.0.0.1, from Maven Central jars. See README.md.
+# on 127.0.0.1, from Maven Central jars; serve and serve-node run one broker (or one node of an
+# N-node cluster) in the foreground for tests. See README.md.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -40,6 +41,34 @@ offsets.topic.num.partitions=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=true
+delete.topic.enable=true
+PROPS
+}
+
+# write_node_config RUNDIR NODE_ID PORT CPORT VOTERS: one node (broker+controller) of a replicated
+# cluster: every topic's partitions on 3 nodes, and an acks=all write needs 2 of them in sync.
+write_node_config() {
+  cat >"$1/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=$2
+controller.quorum.voters=$5
+listeners=PLAINTEXT://127.0.0.1:$3,CONTROLLER://127.0.0.1:$4
+advertised.listeners=PLAINTEXT://127.0.0.1:$3
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$1/data
+num.partitions=6
+default.replication.factor=3
+min.insync.replicas=2
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=6
+transaction.state.log.replication.factor=3
+transaction.state.log.min.isr=2
+transaction.state.log.num.partitions=6
+unclean.leader.election.enable=false
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
 delete.topic.enable=true
@@ -119,6 +148,22 @@ serve() {
   exec java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$1/server.properties"
 }
 
+# serve-node RUNDIR NODE_ID PORT CPORT VOTERS CLUSTER_ID: one node of an N-node cluster in the
+# foreground, data kept in RUNDIR. VOTERS is every node's id@127.0.0.1:CPORT, comma-separated; every
+# node gets the same VOTERS and CLUSTER_ID (22 characters of base64url, e.g. from a UUID's 16 bytes).
+serve_node() {
+  need java
+  with_lock "$CACHE_DIR/fetch.lock" fetch
+  mkdir -p "$1/data"
+  write_node_config "$1" "$2" "$3" "$4" "$5"
+  if [ ! -f "$1/data/meta.properties" ]; then
+    java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.tools.StorageTool format \
+      -t "$6" -c "$1/server.properties" >"$1/format.log" 2>&1 ||
+      fail "kafka: storage format of node $2 failed (run dir $1)" "$1/format.log"
+  fi
+  exec java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$1/server.properties"
+}
+
 status() {
   read_state kafka
   if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR"; then
@@ -135,5 +180,9 @@ case "${1:-}" in
   status) status ;;
   fetch) with_lock "$CACHE_DIR/fetch.lock" fetch ;;
   serve) [ $# = 4 ] || fail "usage: $0 serve RUNDIR PORT CONTROLLER_PORT"; serve "$2" "$3" "$4" ;;
-  *) echo "usage: $0 start|stop|status|fetch|serve" >&2; exit 2 ;;
+  serve-node)
+    [ $# = 7 ] || fail "usage: $0 serve-node RUNDIR NODE_ID PORT CONTROLLER_PORT VOTERS CLUSTER_ID"
+    serve_node "$2" "$3" "$4" "$5" "$6" "$7"
+    ;;
+  *) echo "usage: $0 start|stop|status|fetch|serve|serve-node" >&2; exit 2 ;;
 esac
