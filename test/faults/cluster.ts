@@ -5,7 +5,7 @@ import postgres from 'postgres'
 import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { clickhouseEnv, engines } from '../support/harness.ts'
-import { ownBroker } from '../support/kafka-broker.ts'
+import { type OwnBroker, type OwnKafkaCluster, ownBroker, ownKafkaCluster } from '../support/kafka-broker.ts'
 import {
   cleanUpProcesses,
   freshDataDir,
@@ -35,18 +35,48 @@ export interface Org {
 }
 
 /**
- * Tally as production runs it, for the fault suite: api, ingest and dispatcher as processes of
- * their own, on a Kafka broker of the test's own (killed, frozen and started again), the test
- * run's Postgres (a database of its own) and ClickHouse (a database of its own), and an HTTPS
- * webhook receiver. Each consumer process has a static instance id, as a StatefulSet gives.
+ * The Kafka a cluster runs on: `single`, one broker (replication factor 1); `three-brokers`,
+ * three KRaft nodes (replication factor 3, min.insync.replicas 2).
  */
-export async function startCluster(env: Record<string, string> = {}) {
+export type KafkaKind = 'single' | 'three-brokers'
+
+/** The test's own Kafka: its nodes (one for `single`), each killed, frozen and started alone. */
+interface OwnKafka {
+  brokers: string
+  nodes: OwnKafkaCluster['nodes'][number][]
+  remove(): Promise<void>
+}
+
+async function startKafka(kind: KafkaKind): Promise<{ kafka: OwnKafka; broker: OwnBroker | undefined }> {
+  if (kind === 'three-brokers') {
+    const cluster = await ownKafkaCluster(3)
+    await cluster.start().catch(async (err: unknown) => {
+      await cluster.remove()
+      throw err
+    })
+    return { kafka: cluster, broker: undefined }
+  }
   const broker = await ownBroker()
-  await broker.start()
+  await broker.start().catch(async (err: unknown) => {
+    await broker.remove()
+    throw err
+  })
+  return { kafka: { brokers: broker.brokers, nodes: [broker], remove: () => broker.remove() }, broker }
+}
+
+/**
+ * Tally as production runs it, for the fault suite: api, ingest and dispatcher as processes of
+ * their own, on a Kafka of the test's own (`options.kafka`: one broker by default, or three
+ * nodes; killed, frozen and started again), the test run's Postgres (a database of its own) and
+ * ClickHouse (a database of its own), and an HTTPS webhook receiver. Each consumer process has a
+ * static instance id, as a StatefulSet gives.
+ */
+export async function startCluster(env: Record<string, string> = {}, options: { kafka?: KafkaKind } = {}) {
+  const { kafka, broker: single } = await startKafka(options.kafka ?? 'single')
   // A set-up that fails from here on leaves no broker behind (a JVM outliving the test run).
   const database = await createScratchDatabase(engines().postgresUrl, 'tally_faults').catch(
     async (err: unknown) => {
-      await broker.remove()
+      await kafka.remove()
       throw err
     },
   )
@@ -63,7 +93,7 @@ export async function startCluster(env: Record<string, string> = {}) {
     ...ch,
     CLICKHOUSE_DATABASE: `faults_${run}`,
     DATABASE_URL: database.url,
-    KAFKA_BROKERS: broker.brokers,
+    KAFKA_BROKERS: kafka.brokers,
     TALLY_REQUEST_TOPIC: `tally.faults.${run}`,
     TALLY_DLQ_TOPIC: `tally.faults.${run}.dlq`,
     TALLY_TOPIC_PARTITIONS: '4',
@@ -112,7 +142,7 @@ export async function startCluster(env: Record<string, string> = {}) {
     await Promise.all([start('ingest'), start('dispatcher')])
   } catch (err) {
     await cleanUpProcesses()
-    await broker.remove()
+    await kafka.remove()
     await receiver.close()
     await database.drop()
     certs.remove()
@@ -131,7 +161,14 @@ export async function startCluster(env: Record<string, string> = {}) {
 
   return {
     api,
-    broker,
+    /** The single broker (`kafka: 'single'`); use `kafka.nodes` on three. */
+    get broker(): OwnBroker {
+      if (!single) throw new Error('this cluster runs on three Kafka nodes: use kafka.nodes')
+      return single
+    },
+    kafka,
+    /** KAFKA_BROKERS, CLICKHOUSE_DATABASE, the topics and the rest every role runs with. */
+    env: common,
     receiver,
     processes,
     start,
@@ -244,11 +281,11 @@ export async function startCluster(env: Record<string, string> = {}) {
     },
     async stop() {
       // A broker a failed test left frozen must answer its SIGTERM.
-      broker.thaw()
+      for (const node of kafka.nodes) node.thaw()
       await Promise.all(
         Object.values(processes).map((p) => (p.child.exitCode === null ? stopTally(p) : Promise.resolve(0))),
       )
-      await broker.remove()
+      await kafka.remove()
       // Whatever did not stop on SIGTERM is killed, and the data directories removed.
       await cleanUpProcesses()
       await clickhouse
