@@ -25,10 +25,11 @@ const SEND_TIMEOUT_MS = 5_000
 const BROKER_SESSION_TIMEOUT_MS = 9_000
 /**
  * When the killed broker was also the active controller, the other two elect a new one first
- * (controller.quorum.fetch.timeout.ms, 2 s, then an election of about 1 s), whose session timer
- * for the dead broker starts then; 3 s more for a busy 2-core machine.
+ * (controller.quorum.fetch.timeout.ms, 2 s, then an election of up to 2 s: its timeout and its
+ * backoff, 1 s each), whose session timer for the dead broker starts then; 3 s more for a busy
+ * 2-core machine. Measured: 7.8–9.0 s, and 13.2 s when the controller was killed.
  */
-const LEADERS_MOVED_WITHIN_MS = BROKER_SESSION_TIMEOUT_MS + 2_000 + 1_000 + 3_000
+const LEADERS_MOVED_WITHIN_MS = BROKER_SESSION_TIMEOUT_MS + 2_000 + 2_000 + 3_000
 /**
  * Once the leaders moved, an intake still waiting on the old leader (or on the dead follower's
  * acknowledgement) ends within its send timeout, and the next is sent to the new leaders: 503s
