@@ -22,33 +22,9 @@ cluster_id() { # 22 chars of base64url (a UUID's 16 bytes), not starting with '-
   done
 }
 
-write_config() { # RUNDIR PORT CPORT
-  cat >"$1/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$3
-listeners=PLAINTEXT://127.0.0.1:$2,CONTROLLER://127.0.0.1:$3
-advertised.listeners=PLAINTEXT://127.0.0.1:$2
-inter.broker.listener.name=PLAINTEXT
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
-log.dirs=$1/data
-num.partitions=1
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
-offsets.topic.num.partitions=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-transaction.state.log.num.partitions=1
-group.initial.rebalance.delay.ms=0
-auto.create.topics.enable=true
-delete.topic.enable=true
-PROPS
-}
-
-# write_node_config RUNDIR NODE_ID PORT CPORT VOTERS: one node (broker+controller) of a replicated
-# cluster: every topic's partitions on 3 nodes, and an acks=all write needs 2 of them in sync.
+# write_node_config RUNDIR NODE_ID PORT CPORT VOTERS REPLICAS MIN_ISR PARTITIONS: one node (broker and
+# controller) of a KRaft cluster whose voters are VOTERS; every topic's partitions on REPLICAS nodes,
+# and an acks=all write needs MIN_ISR of them in sync.
 write_node_config() {
   cat >"$1/server.properties" <<PROPS
 process.roles=broker,controller
@@ -60,19 +36,24 @@ inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs=$1/data
-num.partitions=6
-default.replication.factor=3
-min.insync.replicas=2
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=6
-transaction.state.log.replication.factor=3
-transaction.state.log.min.isr=2
-transaction.state.log.num.partitions=6
+num.partitions=$8
+default.replication.factor=$6
+min.insync.replicas=$7
+offsets.topic.replication.factor=$6
+offsets.topic.num.partitions=$8
+transaction.state.log.replication.factor=$6
+transaction.state.log.min.isr=$7
+transaction.state.log.num.partitions=$8
 unclean.leader.election.enable=false
 group.initial.rebalance.delay.ms=0
 auto.create.topics.enable=true
 delete.topic.enable=true
 PROPS
+}
+
+# write_config RUNDIR PORT CPORT: a single-node cluster (one replica, one partition by default).
+write_config() {
+  write_node_config "$1" 1 "$2" "$3" "1@127.0.0.1:$3" 1 1 1
 }
 
 JAVA_OPTS=(-Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError
@@ -155,7 +136,7 @@ serve_node() {
   need java
   with_lock "$CACHE_DIR/fetch.lock" fetch
   mkdir -p "$1/data"
-  write_node_config "$1" "$2" "$3" "$4" "$5"
+  write_node_config "$1" "$2" "$3" "$4" "$5" 3 2 6
   if [ ! -f "$1/data/meta.properties" ]; then
     java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.tools.StorageTool format \
       -t "$6" -c "$1/server.properties" >"$1/format.log" 2>&1 ||
