@@ -311,6 +311,18 @@ const REFERENCE: Record<keyof Config, Described> = {
     meaning:
       'Bytes of export files one organization may have written in the last hour; beyond, its next exports wait.',
   },
+  TALLY_METRICS_ROLLUP_INTERVAL: {
+    meaning:
+      'How often ingest looks for closed hours of the metrics rollup (`request_hours`) to build or rebuild; a full round (200 hours) goes on at once.',
+  },
+  TALLY_METRICS_ROLLUP_SETTLE: {
+    meaning:
+      'How long after an hour ends its rollup is built, so rows still in the pipeline are not cut (a row after the build only sends that hour back to raw reads until the next round).',
+  },
+  TALLY_METRICS_ROLLUP_HORIZON: {
+    meaning:
+      'Hours older than this are not built; `POST /v1/metrics/query` reads them from the raw rows (exact, slower). A window, not a timer: up to 3660d.',
+  },
 }
 
 interface JsonProperty {

@@ -328,6 +328,12 @@ export const configSchema = z.object({
   TALLY_EXPORT_MAX_SCHEDULES: z.coerce.number().int().min(1).max(10_000).default(20),
   /** Bytes of export files one organization may have written in the last hour; beyond, its next exports wait. */
   TALLY_EXPORT_MAX_BYTES_PER_HOUR: count(GiB),
+  /** How often ingest looks for closed hours of the metrics rollup to build (request_hours). */
+  TALLY_METRICS_ROLLUP_INTERVAL: duration('1m', '1s'),
+  /** How long after an hour ends ingest builds its rollup: rows still on their way are not cut. */
+  TALLY_METRICS_ROLLUP_SETTLE: duration('5m', '0ms'),
+  /** Hours older than this are not built: metrics over them read the raw rows (a window, not a timer). */
+  TALLY_METRICS_ROLLUP_HORIZON: duration('90d', '1h', '3660d'),
 })
 
 export type Config = z.infer<typeof configSchema>

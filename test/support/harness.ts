@@ -74,6 +74,9 @@ export async function startTestTally(options: TestTallyOptions = {}): Promise<Te
     TALLY_LOG_LEVEL: process.env.TALLY_TEST_LOG_LEVEL ?? 'silent',
     ...clickhouseEnv(),
     DATABASE_URL: e.postgresUrl,
+    // Every test file shares one ClickHouse database: a rollup builder per test Tally would build
+    // every file's rows. The rollup's tests build it themselves (test/metrics/metrics-rollup.test.ts).
+    TALLY_METRICS_ROLLUP_INTERVAL: '24d',
     ...options.env,
   }
   if (options.kafka) {

@@ -38,8 +38,8 @@ const HOSTILE = [
 
 describe('the filter compiler (no engine)', () => {
   it('compiles "all" and {} to true, with no parameters', () => {
-    expect(compileRequestFilter('all')).toEqual({ sql: 'true', params: {} })
-    expect(compileRequestFilter({})).toEqual({ sql: 'true', params: {} })
+    expect(compileRequestFilter('all')).toEqual({ sql: 'true', params: {}, columns: new Set() })
+    expect(compileRequestFilter({})).toEqual({ sql: 'true', params: {}, columns: new Set() })
     expect(compileSessionFilter('all')).toEqual({ where: 'true', having: 'true', params: {} })
   })
 
@@ -47,18 +47,22 @@ describe('the filter compiler (no engine)', () => {
     expect(compileRequestFilter(leaf('model', 'equals', 'gpt-4o'))).toEqual({
       sql: 'model = {f0:String}',
       params: { f0: 'gpt-4o' },
+      columns: new Set(['model']),
     })
     expect(compileRequestFilter(and(leaf('latency', 'gt', 250), leaf('cached', 'equals', true)))).toEqual({
       sql: '(latency > {f0:Float64} AND cached = {f1:Bool})',
       params: { f0: '250', f1: true },
+      columns: new Set(['latency', 'cached']),
     })
     expect(compileRequestFilter(leaf('created_at', 'gte', '2026-11-01T00:00:00+01:00'))).toEqual({
       sql: "request_created_at >= fromUnixTimestamp64Milli({f0:Int64}, 'UTC')",
       params: { f0: Date.UTC(2026, 9, 31, 23) },
+      columns: new Set(['request_created_at']),
     })
     expect(compileRequestFilter({ properties: { env: { equals: 'prod' } } }, { prefix: 'w' })).toEqual({
       sql: 'properties[{w0:String}] = {w1:String}',
       params: { w0: 'env', w1: 'prod' },
+      columns: new Set(['properties']),
     })
   })
 

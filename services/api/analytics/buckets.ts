@@ -72,8 +72,8 @@ export function autoGranularity(startMs: number, endMs: number, timezoneDifferen
  * the row's time moved to the caller's offset, floored there, moved back. `{tz_minutes:Int32}` is
  * the caller's timezoneDifference.
  */
-export function bucketSql(granularity: Granularity): string {
-  const local = 'request_created_at - toIntervalMinute({tz_minutes:Int32})'
+export function bucketSql(granularity: Granularity, column = 'request_created_at'): string {
+  const local = `${column} - toIntervalMinute({tz_minutes:Int32})`
   const floored = {
     minute: `toStartOfMinute(${local})`,
     hour: `toStartOfHour(${local})`,

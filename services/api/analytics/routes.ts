@@ -20,7 +20,7 @@ import {
   metricsAnswer,
   metricsQueryBody,
 } from './schema.ts'
-import { type MetricsQuery, metricsStatement } from './sql.ts'
+import { freshHoursStatement, type MetricsQuery, metricsStatement } from './sql.ts'
 
 const number = z.coerce.number()
 const row = z.looseObject({
@@ -66,6 +66,20 @@ export function toQuery(
       limit: body.limit,
     },
   }
+}
+
+const freshRow = z.object({ hours: z.array(z.number().int().nonnegative()) })
+
+/** The window's hours (Unix seconds) the rollup answers (sql.ts), or undefined when the query cannot use it. */
+export async function freshHours(
+  client: ClickHouseClient,
+  limits: QueryLimits,
+  query: MetricsQuery,
+): Promise<number[] | undefined> {
+  const statement = freshHoursStatement(query)
+  if (!statement) return undefined
+  const [found] = await readRows(client, limits, statement)
+  return freshRow.parse(found).hours
 }
 
 /** ClickHouse's rows (cells, series totals, grand totals) as zero-filled series. */
@@ -160,7 +174,7 @@ export function analyticsRoutes(
         const { query, starts } = toQuery(organizationId, request.body)
         return gate.run(organizationId, async () => {
           const rows = await readRows(client, limits, {
-            ...metricsStatement(query),
+            ...metricsStatement(query, await freshHours(client, limits, query)),
             clickhouse_settings: READ_SETTINGS,
           })
           return ok(toAnswer(query, starts, rows))

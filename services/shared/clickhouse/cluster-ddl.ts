@@ -64,6 +64,10 @@ export const localTable = (table: string) => `${table}_local`
 const SHARDING_KEYS: Readonly<Record<string, string>> = {
   request_response_rmt: "cityHash64(organization_id, if(session_id = '', toString(request_id), session_id))",
   session_hours: 'cityHash64(organization_id, session_id)',
+  // The metrics rollup: one organization's hour (its insert count and every row of a build) on one
+  // shard, so that a build lands in one part.
+  request_hour_inserts: 'cityHash64(organization_id, hour)',
+  request_hours: 'cityHash64(organization_id, hour)',
 }
 
 /** Where a replicated table keeps its metadata in Keeper: one path per shard and table. */

@@ -7,6 +7,8 @@ export { MAX_DEPTH, MAX_FILTER_WILDCARDS, MAX_LEAVES, MAX_PATTERN_UNDERSCORES } 
 export interface CompiledFilter {
   sql: string
   params: Record<string, unknown>
+  /** The columns the condition reads (`properties` for property leaves). */
+  columns: ReadonlySet<string>
 }
 
 export interface CompileOptions {
@@ -26,7 +28,7 @@ const PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/
 export function compileRequestFilter(node: unknown, options: CompileOptions = {}): CompiledFilter {
   const tree = parseFilter(node, { path: options.path ?? 'body.filter' })
   const sql = new SqlWriter(options.prefix)
-  return { sql: sql.part(tree).request ?? 'true', params: sql.params }
+  return { sql: sql.part(tree).request ?? 'true', params: sql.params, columns: sql.columns }
 }
 
 export interface CompiledSessionFilter {
@@ -69,6 +71,7 @@ const COMPARISONS: Record<string, string> = {
 /** Writes a parsed tree as ClickHouse SQL; every value is a bound parameter. */
 class SqlWriter {
   readonly params: Record<string, unknown> = {}
+  readonly columns = new Set<string>()
   private readonly prefix: string
 
   constructor(prefix = 'f') {
@@ -83,6 +86,7 @@ class SqlWriter {
       case 'none':
         return { request: 'false' }
       case 'has-property':
+        this.columns.add('properties')
         return { request: `mapContains(properties, ${this.bind('String', tree.key)})` }
       case 'condition': {
         const sql = this.condition(tree)
@@ -103,9 +107,11 @@ class SqlWriter {
 
   private condition({ subject, op, value }: Condition): string {
     if (subject.kind === 'property') {
+      this.columns.add('properties')
       return this.text(`properties[${this.bind('String', subject.key)}]`, op, value as string)
     }
     const { column, type, uuid } = subject.field
+    this.columns.add(column)
     switch (type) {
       case 'text':
         if (uuid && (op === 'equals' || op === 'not-equals')) {
