@@ -244,7 +244,9 @@ async function ensureRollup(client: ClickHouseClient): Promise<void> {
       horizonMs: 3660 * DAY,
       settleMs: 0,
       maxHours: 500,
+      maxHoursPerOrg: 500,
       statementTimeoutMs: 600_000,
+      memoryBytes: 8 * 2 ** 30,
     })
     if (n === 0) break
     hours += n

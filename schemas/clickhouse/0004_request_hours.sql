@@ -25,7 +25,8 @@ GROUP BY organization_id, hour;
 
 -- The metrics rollup (POST /v1/metrics/query): per organization, hour and (provider, model,
 -- status, prompt_id, prompt_version), the hour's requests aggregated once per request
--- (deduplicated like FINAL). Written by ingest for closed hours, one build per hour: the row with
+-- (deduplicated like FINAL); `latencies` holds every latency, so percentiles stay exact
+-- (quantileExactArray). Written by ingest for closed hours, one build per hour: the row with
 -- is_total = 1 records how many rows the build read (covered_rows) and how many the insert count
 -- said then (inserts_seen); the other rows of the build carry its number. See README.md.
 CREATE TABLE IF NOT EXISTS request_hours
@@ -47,7 +48,7 @@ CREATE TABLE IF NOT EXISTS request_hours
     completion_tokens UInt64,
     total_tokens      UInt64,
     latency_sum       UInt64,
-    latencies         AggregateFunction(quantileExact, UInt32),
+    latencies         Array(UInt32),
     errors            UInt64,
     users             AggregateFunction(uniqExact, String),
     sessions          AggregateFunction(uniqExact, String)

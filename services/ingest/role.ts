@@ -23,7 +23,9 @@ export const ingestRole: ConsumerRole = {
       settleMs: config.TALLY_METRICS_ROLLUP_SETTLE,
       horizonMs: config.TALLY_METRICS_ROLLUP_HORIZON,
       maxHours: 200,
+      maxHoursPerOrg: 24,
       statementTimeoutMs: config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
+      memoryBytes: config.TALLY_QUERY_MAX_MEMORY,
     })
     shutdown.add('metrics rollup builder', () => rollup.stop())
     return createIngestHandler(clickhouse, log, deletions)

@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freshHours, toQuery } from '../../services/api/analytics/routes.ts'
+import { metricsQueryBody } from '../../services/api/analytics/schema.ts'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import {
   type ClickHouseLayout,
@@ -12,6 +14,8 @@ import {
   localTable,
   planStatements,
 } from '../../services/shared/clickhouse/cluster-ddl.ts'
+import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
+import { buildStaleHours } from '../../services/shared/clickhouse/request-hours.ts'
 import {
   ensureSqlViews,
   SQL_ORGANIZATION_HEADER,
@@ -145,8 +149,9 @@ describe('ClickHouse cluster DDL', () => {
         // Parsed, not run (this server has no DDL worker nor Keeper): formatQuery answers the
         // statement as the server's parser read it, and throws on one it cannot parse.
         const [parsed] = await formatted(client, statement)
-        // DDL goes ON CLUSTER; the backfill INSERT runs once, through the Distributed tables.
-        if (statement.startsWith('INSERT')) expect(parsed).toMatch(/^INSERT INTO session_hours SELECT /)
+        // DDL goes ON CLUSTER; the backfill INSERTs run once, through the Distributed tables.
+        if (statement.startsWith('INSERT'))
+          expect(parsed).toMatch(/^INSERT INTO (session_hours|request_hour_inserts) SELECT /)
         else expect(parsed, statement).toMatch(/ ON CLUSTER tally_cluster\b/)
       }
       expect(statements.join('\n')).toContain(
@@ -197,6 +202,11 @@ describe('ClickHouse cluster DDL', () => {
         expect(tables).toEqual([
           { database: `sql_${DATABASE}`, name: 'requests', engine: 'View' },
           { database: `sql_${DATABASE}`, name: 'sessions', engine: 'View' },
+          { database: DATABASE, name: 'request_hour_inserts', engine: 'Distributed' },
+          { database: DATABASE, name: 'request_hour_inserts_local', engine: 'AggregatingMergeTree' },
+          { database: DATABASE, name: 'request_hour_inserts_mv', engine: 'MaterializedView' },
+          { database: DATABASE, name: 'request_hours', engine: 'Distributed' },
+          { database: DATABASE, name: 'request_hours_local', engine: 'ReplacingMergeTree' },
           { database: DATABASE, name: 'request_response_rmt', engine: 'Distributed' },
           { database: DATABASE, name: 'request_response_rmt_local', engine: 'ReplacingMergeTree' },
           { database: DATABASE, name: 'session_hours', engine: 'Distributed' },
@@ -210,11 +220,12 @@ describe('ClickHouse cluster DDL', () => {
   })
 
   it('refuses to migrate a database built for the other layout', async () => {
-    // The cluster's database, opened as one node: its request_response_rmt is Distributed.
+    // The cluster's database, opened as one node: its tables are Distributed.
     const client = connect((servers[1] as ClickHouseServer).url, { database: DATABASE })
     try {
       await expect(migrateClickHouse(client, `${SCHEMAS_DIR}clickhouse`, log)).rejects.toThrow(
-        'clickhouse table request_response_rmt is Distributed: the database was built for a cluster, and TALLY_CLICKHOUSE_CLUSTER is unset',
+        // The first of its tables by name.
+        'clickhouse table request_hour_inserts is Distributed: the database was built for a cluster, and TALLY_CLICKHOUSE_CLUSTER is unset',
       )
     } finally {
       await client.close()
@@ -229,7 +240,8 @@ describe('ClickHouse cluster DDL', () => {
     await expect(
       migrateClickHouse(single.client, `${SCHEMAS_DIR}clickhouse`, log, { layout }),
     ).rejects.toThrow(
-      'is ReplacingMergeTree: the database was built for one node, and TALLY_CLICKHOUSE_CLUSTER is set',
+      // The first of its tables by name.
+      'clickhouse table request_hour_inserts is AggregatingMergeTree: the database was built for one node, and TALLY_CLICKHOUSE_CLUSTER is set',
     )
   })
 
@@ -352,22 +364,37 @@ describe('ClickHouse cluster DDL', () => {
       const byCost = body({ sort: { total_cost: 'desc' } })
       expect(await sessions(onCluster, org, byCost)).toEqual(await sessions(onOne, org, byCost))
       // Metrics' top N of a dimension over the whole organization, not per shard.
+      const metricsBody = {
+        timeFilter: { startTimeUnixMs: Date.UTC(2026, 10, 1), endTimeUnixMs: Date.UTC(2026, 10, 3) },
+        measures: ['cost_sum', 'count', 'latency_p95'],
+        dimensions: ['model'],
+        limit: 2,
+      }
       const metrics = async (tally: TestTally) => {
-        const res = await callApi(tally.app, 'POST', '/v1/metrics/query', {
-          as: org,
-          body: {
-            timeFilter: { startTimeUnixMs: Date.UTC(2026, 10, 1), endTimeUnixMs: Date.UTC(2026, 10, 3) },
-            measures: ['cost_sum', 'count'],
-            dimensions: ['model'],
-            limit: 2,
-          },
-        })
+        const res = await callApi(tally.app, 'POST', '/v1/metrics/query', { as: org, body: metricsBody })
         expect(res.status, res.error ?? '').toBe(200)
         return res.data
       }
       const top = await metrics(onCluster)
       expect(top.series.length).toBeGreaterThan(1)
       expect(top).toEqual(await metrics(onOne))
+      // The metrics rollup built on the cluster (through its Distributed tables) answers the same.
+      const fresh = async (tally: TestTally) => {
+        const { query } = toQuery(org.organizationId, metricsQueryBody.parse(metricsBody))
+        return (await freshHours(tally.clickhouse, queryLimits(tally.config), query))?.length
+      }
+      expect(await fresh(onCluster)).toBe(0)
+      const round = { horizonMs: 3 * 86_400_000, settleMs: 0, maxHours: 1000, maxHoursPerOrg: 1000 }
+      const limits = { statementTimeoutMs: 60_000, memoryBytes: 2 ** 30 }
+      for (
+        let i = 0;
+        i < 5 &&
+        (await buildStaleHours(onCluster.clickhouse, { ...round, ...limits }, Date.UTC(2026, 10, 4))) > 0;
+        i += 1
+      ) {}
+      // 30 requests, one a hour from 00:00 on the 1st.
+      expect(await fresh(onCluster)).toBe(30)
+      expect(await metrics(onCluster)).toEqual(top)
     } finally {
       await onOne.close()
       await onCluster.close()

@@ -151,9 +151,10 @@ describe('clickhouse migrations: ledger and lock', () => {
     })
 
     // The next start, waiting on the lock the killed process held until Postgres dropped its connection.
-    expect(await migrateClickHouse(ch.client, DIR, log, { lock: lock() })).toEqual([2, 3])
+    const versions = (await readMigrations(DIR)).map((f) => f.version)
+    expect(await migrateClickHouse(ch.client, DIR, log, { lock: lock() })).toEqual(versions.slice(1))
     expect(await recordedSteps(ch)).toEqual(await allSteps())
-    expect(await recordedFiles(ch)).toEqual([1, 2, 3])
+    expect(await recordedFiles(ch)).toEqual(versions)
     expect(await tables()).toEqual(['session_hours', 'session_hours_mv'])
     expect(
       await rows(

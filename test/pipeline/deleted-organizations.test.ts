@@ -184,7 +184,12 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
       query_params: { org: id },
       format: 'JSONEachRow',
     })
-    expect(await rs.json()).toEqual([{ table: 'request_response_rmt' }, { table: 'session_hours' }])
+    expect(await rs.json()).toEqual([
+      { table: 'request_hour_inserts' },
+      { table: 'request_hours' },
+      { table: 'request_response_rmt' },
+      { table: 'session_hours' },
+    ])
   })
 
   it('while the organization floods the intake: nothing of it remains once its calls have ended', async () => {

@@ -19,10 +19,13 @@ export const ROLLUP_COLUMNS = ['provider', 'model', 'status', 'prompt_id', 'prom
 
 const HOUR_MS = 3_600_000
 
-const built = counter('tally_metrics_rollup_hours_built_total', 'Hours of the metrics rollup built by ingest')
+const built = counter(
+  'tally_metrics_rollup_builds_total',
+  'Hours of the metrics rollup built by ingest, one build each',
+)
 const failed = counter(
   'tally_metrics_rollup_build_failures_total',
-  'Rounds of the metrics rollup builder that failed (retried next round)',
+  'Builds of an hour, or rounds, of the metrics rollup that failed (tried again next round)',
 )
 
 /**
@@ -49,7 +52,7 @@ SELECT
   sum(completion_tokens) AS completion_tokens,
   sum(total_tokens) AS total_tokens,
   sum(latency) AS latency_sum,
-  quantileExactState(latency) AS latencies,
+  groupArray(latency) AS latencies,
   countIf(status < 200 OR status >= 400) AS errors,
   uniqExactStateIf(user_id, user_id != '') AS users,
   uniqExactStateIf(session_id, session_id != '') AS sessions
@@ -66,7 +69,8 @@ FROM (
     WHERE organization_id = {org:UUID}
       AND request_created_at >= toDateTime64({hour:UInt32}, 3, 'UTC')
       AND request_created_at < toDateTime64({hour:UInt32} + 3600, 3, 'UTC')
-    GROUP BY request_created_at, request_id
+    -- The sorting key's own order: aggregated as read, in bounded memory.
+    GROUP BY organization_id, request_created_at, request_id
   )
 )
 GROUP BY GROUPING SETS ((provider, model, status, prompt_id, prompt_version), ())`
@@ -92,6 +96,7 @@ LEFT JOIN (
 ) AS b ON i.organization_id = b.organization_id AND i.hour = b.hour
 WHERE i.rows != b.covered AND i.rows != b.seen
 ORDER BY i.hour DESC
+LIMIT {per_org:UInt32} BY i.organization_id
 LIMIT {max:UInt32}
 SETTINGS join_use_nulls = 0`
 
@@ -102,6 +107,10 @@ export interface RollupOptions {
   settleMs: number
   /** Hours built per round at most. */
   maxHours: number
+  /** Hours of one organization built per round at most: one busy organization cannot take a round. */
+  maxHoursPerOrg: number
+  /** Each build's memory limit (ClickHouse's max_memory_usage). */
+  memoryBytes: number
   /** Each statement's time limit (ClickHouse's max_execution_time). */
   statementTimeoutMs: number
 }
@@ -111,7 +120,7 @@ export async function buildHour(
   client: ClickHouseClient,
   organizationId: string,
   hourMs: number,
-  statementTimeoutMs: number,
+  limits: Pick<RollupOptions, 'statementTimeoutMs' | 'memoryBytes'>,
 ): Promise<void> {
   await client.command({
     query: BUILD,
@@ -122,8 +131,11 @@ export async function buildHour(
       build: String(BigInt(Date.now()) * 1_000_000n + BigInt(randomInt(1_000_000))),
     },
     clickhouse_settings: {
-      max_execution_time: Math.ceil(statementTimeoutMs / 1000),
+      max_execution_time: Math.ceil(limits.statementTimeoutMs / 1000),
+      max_memory_usage: String(limits.memoryBytes),
       optimize_aggregation_in_order: 1,
+      // On a cluster the build is on its shard when the statement returns, or the statement fails.
+      distributed_foreground_insert: 1,
     },
   })
 }
@@ -134,20 +146,35 @@ export async function buildStaleHours(
   options: RollupOptions,
   now = Date.now(),
   stopped: () => boolean = () => false,
+  log?: Logger,
 ): Promise<number> {
   const to = Math.floor((now - options.settleMs) / HOUR_MS) * HOUR_MS - HOUR_MS
   const from = Math.max(0, Math.floor((now - options.horizonMs) / HOUR_MS) * HOUR_MS)
   const rs = await client.query({
     query: STALE,
-    query_params: { from: from / 1000, to: (to + HOUR_MS) / 1000, max: options.maxHours },
+    query_params: {
+      from: from / 1000,
+      to: (to + HOUR_MS) / 1000,
+      max: options.maxHours,
+      per_org: options.maxHoursPerOrg,
+    },
     format: 'JSONEachRow',
     clickhouse_settings: { max_execution_time: Math.ceil(options.statementTimeoutMs / 1000) },
   })
   const stale = await rs.json<{ org: string; hour: number }>()
   for (const { org, hour } of stale) {
     if (stopped()) break
-    await buildHour(client, org, Number(hour) * 1000, options.statementTimeoutMs)
-    built.inc()
+    try {
+      await buildHour(client, org, Number(hour) * 1000, options)
+      built.inc()
+    } catch (err) {
+      // The hour stays stale (read raw) and is tried again next round; the others go on.
+      failed.inc()
+      log?.warn(
+        { err, organizationId: org, hour: new Date(Number(hour) * 1000) },
+        'metrics_rollup_build_failed',
+      )
+    }
   }
   return stale.length
 }
@@ -168,12 +195,12 @@ export function startRollupBuilder(
   const round = async () => {
     let full = false
     try {
-      const n = await buildStaleHours(client, options, Date.now(), () => stopped)
+      const n = await buildStaleHours(client, options, Date.now(), () => stopped, log)
       full = n === options.maxHours
       if (n > 0) log.debug({ hours: n }, 'metrics_rollup_built')
     } catch (err) {
       failed.inc()
-      log.warn({ err }, 'metrics_rollup_build_failed')
+      log.warn({ err }, 'metrics_rollup_round_failed')
     }
     if (!stopped) schedule(full ? 0 : options.intervalMs)
   }
