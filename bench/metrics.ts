@@ -44,6 +44,8 @@ const config = loadConfig({
   TALLY_LOG_LEVEL: 'warn',
   TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: '30m',
+  // The bench builds the rollup itself (ensureRollup, timed); ingest's builder would do it twice.
+  TALLY_METRICS_ROLLUP_INTERVAL: '24d',
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 })
 const log = createLogger(config, 'bench-metrics')
@@ -239,8 +241,9 @@ async function select(query: string, params: Record<string, unknown>): Promise<R
 async function ensureRollup(client: ClickHouseClient): Promise<void> {
   const t = Date.now()
   let hours = 0
-  for (;;) {
-    const n = await buildStaleHours(client, {
+  // Bounded: an hour that cannot be built (none here) ends the loop after 20 rounds.
+  for (let round = 0; round < 20; round += 1) {
+    const { built: n } = await buildStaleHours(client, {
       horizonMs: 3660 * DAY,
       settleMs: 0,
       maxHours: 500,

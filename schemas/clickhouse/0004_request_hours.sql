@@ -27,8 +27,10 @@ GROUP BY organization_id, hour;
 -- status, prompt_id, prompt_version), the hour's requests aggregated once per request
 -- (deduplicated like FINAL); `latencies` holds every latency, so percentiles stay exact
 -- (quantileExactArray). Written by ingest for closed hours, one build per hour: the row with
--- is_total = 1 records how many rows the build read (covered_rows) and how many the insert count
--- said then (inserts_seen); the other rows of the build carry its number. See README.md.
+-- is_total = 1 records how many rows the build read (covered_rows), how many the insert count
+-- said just before (inserts_seen), and the count it answers for (accepted_rows: inserts_seen when
+-- it read them all, or when an earlier build confirms that the missing ones are copies merges
+-- removed; else 0); the other rows of the build carry its number. See README.md.
 CREATE TABLE IF NOT EXISTS request_hours
 (
     organization_id   UUID,
@@ -37,6 +39,7 @@ CREATE TABLE IF NOT EXISTS request_hours
     is_total          UInt8,
     covered_rows      UInt64,
     inserts_seen      UInt64,
+    accepted_rows     UInt64,
     provider          LowCardinality(String),
     model             LowCardinality(String),
     status            Int32,

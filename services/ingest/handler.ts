@@ -5,7 +5,7 @@ import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
 import { counter, histogram } from '../shared/metrics.ts'
-import { createDeletionSweeper } from './sweeper.ts'
+import { createDeletionSweeper, type DeletionSweeper } from './sweeper.ts'
 
 const written = counter(
   'tally_events_written_total',
@@ -73,9 +73,8 @@ export function createIngestHandler(
   client: ClickHouseClient,
   log: Logger,
   deletions: DeletedOrganizations,
+  sweeper: DeletionSweeper = createDeletionSweeper(client, deletions, log),
 ): EventHandler {
-  const sweeper = createDeletionSweeper(client, deletions, log)
-
   async function write(batch: RequestEvent[]): Promise<void> {
     const deleted = await deletions.among(batch.map((e) => e.organization_id))
     const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))

@@ -2,6 +2,7 @@ import { startRollupBuilder } from '../shared/clickhouse/request-hours.ts'
 import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
 import { type ConsumerRole, needed } from '../shared/process/role.ts'
 import { createIngestHandler } from './handler.ts'
+import { createDeletionSweeper } from './sweeper.ts'
 
 /**
  * Request events into ClickHouse's request_response_rmt; those of deleted organizations dropped.
@@ -18,6 +19,7 @@ export const ingestRole: ConsumerRole = {
     )
     shutdown.add('deleted organizations (ingest)', () => deletions.close())
     const clickhouse = needed(engines.clickhouse, 'clickhouse', 'ingest').client
+    const sweeper = createDeletionSweeper(clickhouse, deletions, log)
     const rollup = startRollupBuilder(clickhouse, log.child({ component: 'metrics-rollup' }), {
       intervalMs: config.TALLY_METRICS_ROLLUP_INTERVAL,
       settleMs: config.TALLY_METRICS_ROLLUP_SETTLE,
@@ -26,8 +28,16 @@ export const ingestRole: ConsumerRole = {
       maxHoursPerOrg: 24,
       statementTimeoutMs: config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT,
       memoryBytes: config.TALLY_QUERY_MAX_MEMORY,
+      // A build writes rows of its organization: none for a deleted one, and the others as the
+      // ingest's own writes, so that a deletion announced meanwhile waits for them and sweeps again.
+      async admit(organizationId, build) {
+        if ((await deletions.among([organizationId])).size > 0) return false
+        sweeper.writes([organizationId])
+        await sweeper.writing(build())
+        return true
+      },
     })
     shutdown.add('metrics rollup builder', () => rollup.stop())
-    return createIngestHandler(clickhouse, log, deletions)
+    return createIngestHandler(clickhouse, log, deletions, sweeper)
   },
 }

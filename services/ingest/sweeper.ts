@@ -75,3 +75,5 @@ export function createDeletionSweeper(
     },
   }
 }
+
+export type DeletionSweeper = ReturnType<typeof createDeletionSweeper>

@@ -389,7 +389,8 @@ describe('ClickHouse cluster DDL', () => {
       for (
         let i = 0;
         i < 5 &&
-        (await buildStaleHours(onCluster.clickhouse, { ...round, ...limits }, Date.UTC(2026, 10, 4))) > 0;
+        (await buildStaleHours(onCluster.clickhouse, { ...round, ...limits }, { now: Date.UTC(2026, 10, 4) }))
+          .built > 0;
         i += 1
       ) {}
       // 30 requests, one a hour from 00:00 on the 1st.

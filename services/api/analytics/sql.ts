@@ -94,7 +94,7 @@ function wholeHours(q: MetricsQuery): [number, number] {
 
 /**
  * The statement answering, in one row, the window's whole hours (Unix seconds) whose newest
- * rollup build read exactly the rows written (request-hours.ts); undefined when the query cannot
+ * rollup build answers for exactly the rows written (accepted_rows, request-hours.ts); undefined when the query cannot
  * use the rollup: a dimension or filter on something it does not keep, minute buckets, or an
  * offset that is not whole hours.
  */
@@ -111,7 +111,7 @@ export function freshHoursStatement(q: MetricsQuery): Statement | undefined {
     query: `
 SELECT groupArray(toUInt32(b.hour)) AS hours
 FROM (
-  SELECT hour, argMax(covered_rows, build) AS covered FROM ${ROLLUP_TABLE}
+  SELECT hour, argMax(accepted_rows, build) AS accepted FROM ${ROLLUP_TABLE}
   WHERE organization_id = {org:UUID} AND is_total = 1 AND ${range}
   GROUP BY hour
 ) AS b
@@ -120,7 +120,7 @@ INNER JOIN (
   WHERE organization_id = {org:UUID} AND ${range}
   GROUP BY hour
 ) AS i ON b.hour = i.hour
-WHERE b.covered = i.rows`,
+WHERE b.accepted = i.rows`,
     query_params: { org: q.organizationId, first: first / 1000, end: end / 1000 },
   }
 }

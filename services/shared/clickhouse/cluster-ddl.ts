@@ -64,8 +64,8 @@ export const localTable = (table: string) => `${table}_local`
 const SHARDING_KEYS: Readonly<Record<string, string>> = {
   request_response_rmt: "cityHash64(organization_id, if(session_id = '', toString(request_id), session_id))",
   session_hours: 'cityHash64(organization_id, session_id)',
-  // The metrics rollup: one organization's hour (its insert count and every row of a build) on one
-  // shard, so that a build lands in one part.
+  // The metrics rollup: every row of a build on one shard, so that it lands in one part. The insert
+  // counts are written by their view beside the requests counted (this key serves the backfill).
   request_hour_inserts: 'cityHash64(organization_id, hour)',
   request_hours: 'cityHash64(organization_id, hour)',
 }

@@ -7,9 +7,15 @@ import { REQUEST_TABLE } from './request-table.ts'
 /**
  * The metrics rollup (schemas/clickhouse/0004_request_hours.sql): per organization and closed
  * hour, the hour's requests aggregated once per request by the columns below. An hour is used
- * only while its newest build read as many rows as request_hour_inserts says were written (every
- * copy counted); otherwise the metrics query reads that hour's raw rows. So the rollup is never
- * wrong, only sometimes not used.
+ * only while its newest build's `accepted_rows` equals the rows request_hour_inserts says were
+ * written (every copy counted); otherwise the metrics query reads that hour's raw rows. So the
+ * rollup is never wrong, only sometimes not used.
+ *
+ * A build accepts the count it read before reading the raw rows when it read exactly that many
+ * rows. When it read fewer (a merge removed a redelivered copy, or a counted row was not visible
+ * yet), it accepts the count only if the hour's previous build, at least CONFIRM_AFTER_MS
+ * earlier, saw the same count and read the same rows: by then a counted row would have been
+ * visible, so the difference is copies merges removed.
  */
 export const ROLLUP_TABLE = 'request_hours'
 export const INSERTS_TABLE = 'request_hour_inserts'
@@ -18,6 +24,8 @@ export const INSERTS_TABLE = 'request_hour_inserts'
 export const ROLLUP_COLUMNS = ['provider', 'model', 'status', 'prompt_id', 'prompt_version'] as const
 
 const HOUR_MS = 3_600_000
+/** How long after a build a second one may confirm a count it read fewer rows than. */
+export const CONFIRM_AFTER_MS = 10_000
 
 const built = counter(
   'tally_metrics_rollup_builds_total',
@@ -29,22 +37,34 @@ const failed = counter(
 )
 
 /**
- * One hour of one organization, built in one statement: the raw rows read once (no FINAL), each
- * request reduced to its newest copy (argMax by ingested_at, as ReplacingMergeTree keeps it), then
- * grouped; the GROUPING SETS' hour-only row is the build's total row, carrying how many rows were
- * read. Every value is a parameter; `build` is new for every attempt, so a retried insert that had
- * landed after all is never counted twice (only the newest build is read).
+ * One hour of one organization, built in one statement: the count of rows written so far and the
+ * previous build's figures are read first (scalar subqueries), then the raw rows once (no FINAL),
+ * each request reduced to its newest copy (argMax by ingested_at, as ReplacingMergeTree keeps
+ * it), then grouped; the GROUPING SETS' hour-only row is the build's total row. The insert is
+ * squashed into one block, so a build lands whole or not at all. Every value is a parameter;
+ * `build` is new for every attempt (milliseconds × 10^6 plus a random part), so only one attempt
+ * is ever read.
  */
 const BUILD = `
 INSERT INTO ${ROLLUP_TABLE}
+WITH
+  (SELECT sum(rows) FROM ${INSERTS_TABLE}
+   WHERE organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC')) AS seen_now,
+  (SELECT tuple(max(build), argMax(inserts_seen, build), argMax(covered_rows, build)) FROM ${ROLLUP_TABLE}
+   WHERE organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC') AND is_total = 1) AS previous
 SELECT
   {org:UUID} AS organization_id,
   toDateTime({hour:UInt32}, 'UTC') AS hour,
   {build:UInt64} AS build,
   grouping(provider) AS is_total,
   if(is_total = 1, sum(copies), 0) AS covered_rows,
-  if(is_total = 1, (SELECT sum(rows) FROM ${INSERTS_TABLE}
-                    WHERE organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC')), 0) AS inserts_seen,
+  if(is_total = 1, seen_now, 0) AS inserts_seen,
+  if(is_total = 1,
+     if(covered_rows = seen_now
+        OR (previous.2 = seen_now AND previous.3 = covered_rows
+            AND intDiv({build:UInt64}, 1000000) >= intDiv(previous.1, 1000000) + {confirm_after:UInt64}),
+        seen_now, 0),
+     0) AS accepted_rows,
   provider, model, status, prompt_id, prompt_version,
   count() AS requests,
   sum(cost) AS cost,
@@ -76,10 +96,9 @@ FROM (
 GROUP BY GROUPING SETS ((provider, model, status, prompt_id, prompt_version), ())`
 
 /**
- * Closed hours whose newest build does not match the rows written since: never built, or written
- * to after the build. An hour whose count did not change since its newest build is not rebuilt
- * even when it does not match (a redelivered copy that merges removed makes it so for good: such
- * an hour is read raw).
+ * Closed hours whose newest build is not accepted for the rows written: never built, written to
+ * since, or not confirmed yet. An hour whose newest build saw the present count and could not be
+ * confirmed waits until CONFIRM_AFTER_MS after it (the next build may confirm it).
  */
 const STALE = `
 SELECT toString(i.organization_id) AS org, toUInt32(i.hour) AS hour
@@ -89,18 +108,29 @@ FROM (
   GROUP BY organization_id, hour
 ) AS i
 LEFT JOIN (
-  SELECT organization_id, hour, argMax(covered_rows, build) AS covered, argMax(inserts_seen, build) AS seen
+  SELECT organization_id, hour, max(build) AS newest, argMax(accepted_rows, build) AS accepted,
+         argMax(inserts_seen, build) AS seen
   FROM ${ROLLUP_TABLE}
   WHERE is_total = 1 AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
   GROUP BY organization_id, hour
 ) AS b ON i.organization_id = b.organization_id AND i.hour = b.hour
-WHERE i.rows != b.covered AND i.rows != b.seen
+WHERE i.rows != b.accepted
+  AND (i.rows != b.seen OR intDiv(b.newest, 1000000) + {confirm_after:UInt64} <= {clock:UInt64})
 ORDER BY i.hour DESC
 LIMIT {per_org:UInt32} BY i.organization_id
 LIMIT {max:UInt32}
 SETTINGS join_use_nulls = 0`
 
-export interface RollupOptions {
+export interface BuildLimits {
+  /** Each statement's time limit (ClickHouse's max_execution_time). */
+  statementTimeoutMs: number
+  /** Each statement's memory limit (ClickHouse's max_memory_usage). */
+  memoryBytes: number
+  /** How long after a build the next may confirm it (CONFIRM_AFTER_MS unless a test says). */
+  confirmAfterMs?: number
+}
+
+export interface RollupOptions extends BuildLimits {
   /** Hours older than this are not built (queries read them raw). */
   horizonMs: number
   /** An hour is built once it ended this long ago. */
@@ -109,10 +139,23 @@ export interface RollupOptions {
   maxHours: number
   /** Hours of one organization built per round at most: one busy organization cannot take a round. */
   maxHoursPerOrg: number
-  /** Each build's memory limit (ClickHouse's max_memory_usage). */
-  memoryBytes: number
-  /** Each statement's time limit (ClickHouse's max_execution_time). */
-  statementTimeoutMs: number
+}
+
+/** What a round did: hours listed as stale, built, and skipped or failed. */
+export interface RoundResult {
+  listed: number
+  built: number
+}
+
+/**
+ * Runs one organization's build, or answers false to skip it: ingest skips deleted organizations
+ * and runs the others as its writes, so a deletion waits for them and sweeps again.
+ */
+export type AdmitBuild = (organizationId: string, build: () => Promise<void>) => Promise<boolean>
+
+const runNow: AdmitBuild = async (_organizationId, build) => {
+  await build()
+  return true
 }
 
 /** Builds one hour of one organization's rollup. */
@@ -120,34 +163,48 @@ export async function buildHour(
   client: ClickHouseClient,
   organizationId: string,
   hourMs: number,
-  limits: Pick<RollupOptions, 'statementTimeoutMs' | 'memoryBytes'>,
+  limits: BuildLimits,
 ): Promise<void> {
   await client.command({
     query: BUILD,
     query_params: {
       org: organizationId,
       hour: hourMs / 1000,
-      // Unique per attempt: milliseconds and a random part.
       build: String(BigInt(Date.now()) * 1_000_000n + BigInt(randomInt(1_000_000))),
+      confirm_after: limits.confirmAfterMs ?? CONFIRM_AFTER_MS,
     },
     clickhouse_settings: {
       max_execution_time: Math.ceil(limits.statementTimeoutMs / 1000),
       max_memory_usage: String(limits.memoryBytes),
       optimize_aggregation_in_order: 1,
+      // One block, so one part: a build is whole or absent.
+      min_insert_block_size_rows: '1000000000000',
+      min_insert_block_size_bytes: '1000000000000000',
       // On a cluster the build is on its shard when the statement returns, or the statement fails.
       distributed_foreground_insert: 1,
     },
   })
 }
 
-/** One round: the stale closed hours in the horizon, newest first, each built. Returns how many. */
+/**
+ * One round: the stale closed hours in the horizon, newest first, at most `maxHoursPerOrg` per
+ * organization, each built unless `skip` says so. A build that fails is logged and counted, and
+ * the round goes on. The listing runs under the same limits as a build.
+ */
 export async function buildStaleHours(
   client: ClickHouseClient,
   options: RollupOptions,
-  now = Date.now(),
-  stopped: () => boolean = () => false,
-  log?: Logger,
-): Promise<number> {
+  run: {
+    now?: number
+    stopped?: () => boolean
+    log?: Logger
+    admit?: AdmitBuild
+    /** Hours not to try this round (they failed lately). */
+    skip?: (organizationId: string, hourMs: number) => boolean
+    failedBuild?: (organizationId: string, hourMs: number) => void
+  } = {},
+): Promise<RoundResult> {
+  const now = run.now ?? Date.now()
   const to = Math.floor((now - options.settleMs) / HOUR_MS) * HOUR_MS - HOUR_MS
   const from = Math.max(0, Math.floor((now - options.horizonMs) / HOUR_MS) * HOUR_MS)
   const rs = await client.query({
@@ -157,47 +214,77 @@ export async function buildStaleHours(
       to: (to + HOUR_MS) / 1000,
       max: options.maxHours,
       per_org: options.maxHoursPerOrg,
+      confirm_after: options.confirmAfterMs ?? CONFIRM_AFTER_MS,
+      // The clock builds are stamped with (`now` may be another moment, for the horizon).
+      clock: Date.now(),
     },
     format: 'JSONEachRow',
-    clickhouse_settings: { max_execution_time: Math.ceil(options.statementTimeoutMs / 1000) },
+    clickhouse_settings: {
+      max_execution_time: Math.ceil(options.statementTimeoutMs / 1000),
+      max_memory_usage: String(options.memoryBytes),
+    },
   })
   const stale = await rs.json<{ org: string; hour: number }>()
+  const admit = run.admit ?? runNow
+  let done = 0
   for (const { org, hour } of stale) {
-    if (stopped()) break
+    const hourMs = Number(hour) * 1000
+    if (run.stopped?.()) break
+    if (run.skip?.(org, hourMs)) continue
     try {
-      await buildHour(client, org, Number(hour) * 1000, options)
-      built.inc()
+      if (await admit(org, () => buildHour(client, org, hourMs, options))) {
+        built.inc()
+        done += 1
+      }
     } catch (err) {
-      // The hour stays stale (read raw) and is tried again next round; the others go on.
+      // The hour stays stale (read raw) and is tried again later; the others go on.
       failed.inc()
-      log?.warn(
-        { err, organizationId: org, hour: new Date(Number(hour) * 1000) },
-        'metrics_rollup_build_failed',
-      )
+      run.failedBuild?.(org, hourMs)
+      run.log?.warn({ err, organizationId: org, hour: new Date(hourMs) }, 'metrics_rollup_build_failed')
     }
   }
-  return stale.length
+  return { listed: stale.length, built: done }
 }
+
+/** How long an hour whose build failed is left alone (it is read raw meanwhile). */
+const FAILED_BUILD_PAUSE_MS = 10 * 60_000
+const MAX_REMEMBERED_FAILURES = 10_000
 
 /**
  * Builds stale hours every `intervalMs` (the first round one interval after the start; at once
- * again while a round was full) until stopped. A failed round is logged, counted and retried at
- * the next; nothing is lost (the hours stay stale, and queries read them raw meanwhile).
+ * again while a round built a full share) until stopped. A failed round is logged, counted and
+ * retried at the next; an hour whose build failed is left for FAILED_BUILD_PAUSE_MS. Nothing is
+ * lost: stale hours are read raw meanwhile.
  */
 export function startRollupBuilder(
   client: ClickHouseClient,
   log: Logger,
-  options: RollupOptions & { intervalMs: number },
+  options: RollupOptions & { intervalMs: number; admit?: AdmitBuild },
 ): { stop(): Promise<void> } {
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
+  const pausedUntil = new Map<string, number>()
+  const key = (org: string, hourMs: number) => `${org}/${hourMs}`
   const round = async () => {
     let full = false
     try {
-      const n = await buildStaleHours(client, options, Date.now(), () => stopped, log)
-      full = n === options.maxHours
-      if (n > 0) log.debug({ hours: n }, 'metrics_rollup_built')
+      const now = Date.now()
+      for (const [k, until] of pausedUntil) if (until <= now) pausedUntil.delete(k)
+      const result = await buildStaleHours(client, options, {
+        now,
+        stopped: () => stopped,
+        log,
+        ...(options.admit ? { admit: options.admit } : {}),
+        skip: (org, hourMs) => (pausedUntil.get(key(org, hourMs)) ?? 0) > now,
+        failedBuild: (org, hourMs) => {
+          if (pausedUntil.size < MAX_REMEMBERED_FAILURES)
+            pausedUntil.set(key(org, hourMs), Date.now() + FAILED_BUILD_PAUSE_MS)
+        },
+      })
+      // Only a round that built its whole share goes on at once: failures wait for the interval.
+      full = result.built === options.maxHours
+      if (result.built > 0) log.debug(result, 'metrics_rollup_built')
     } catch (err) {
       failed.inc()
       log.warn({ err }, 'metrics_rollup_round_failed')
