@@ -25,7 +25,7 @@ export const ROLLUP_COLUMNS = ['provider', 'model', 'status', 'prompt_id', 'prom
 
 const HOUR_MS = 3_600_000
 /** How long after a build a second one may confirm a count it read fewer rows than. */
-export const CONFIRM_AFTER_MS = 10_000
+const CONFIRM_AFTER_MS = 10_000
 
 const built = counter(
   'tally_metrics_rollup_builds_total',
