@@ -72,7 +72,7 @@ export function autoGranularity(startMs: number, endMs: number, timezoneDifferen
  * the row's time moved to the caller's offset, floored there, moved back. `{tz_minutes:Int32}` is
  * the caller's timezoneDifference.
  */
-export function bucketSql(granularity: Granularity, column = 'request_created_at'): string {
+export function bucketSql(granularity: Granularity, column: string): string {
   const local = `${column} - toIntervalMinute({tz_minutes:Int32})`
   const floored = {
     minute: `toStartOfMinute(${local})`,

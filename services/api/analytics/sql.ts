@@ -35,14 +35,57 @@ function dimensionColumn(name: string, i: number, params: Record<string, unknown
   return `properties[{dim_key_${i}:String}]`
 }
 
+/** The rows a metrics statement groups, and how it reads them. */
+interface Rows {
+  /** A WITH clause the statement starts with, if any. */
+  with?: string
+  /** What the grouped SELECT and the top-N subqueries read: `FROM … [WHERE …]`. */
+  from: string
+  /** Each measure over these rows. */
+  measure: (m: Measure) => string
+  /** The number of requests over these rows. */
+  count: string
+  /** The column holding a row's time. */
+  time: string
+}
+
 /**
- * One statement, one scan: GROUPING SETS give the cells (bucket × series), each series' totals
- * and the grand totals at once; percentiles and distinct counts of totals are computed over the
- * rows, not summed from buckets. A dimension's value stays itself when it is among the top
+ * One statement, one scan of `rows`: GROUPING SETS give the cells (bucket × series), each series'
+ * totals and the grand totals at once; percentiles and distinct counts of totals are computed over
+ * the rows, not summed from buckets. A dimension's value stays itself when it is among the top
  * `limit` by the first measure over the window (a subquery over the same rows), else NULL: the
  * "other" series. Every value the caller sent is a query parameter; names come from the closed
  * lists in schema.ts.
  */
+function groupedStatement(q: MetricsQuery, rows: Rows, params: Record<string, unknown>): Statement {
+  const rank = rows.measure(q.measures[0] as Measure)
+  const dims = q.dimensions.map((name, i) => {
+    const column = dimensionColumn(name, i, params)
+    return `if(${column} IN (
+      SELECT ${column} ${rows.from}
+      GROUP BY ${column} ORDER BY ${rank} DESC, ${column} ASC LIMIT {top:UInt32}
+    ), ${column}, NULL) AS d${i}`
+  })
+  const dimNames = q.dimensions.map((_, i) => `d${i}`)
+  const measures = q.measures.map((m, i) => `${rows.measure(m)} AS m${i}`)
+  const sets = dimNames.length
+    ? `(bucket, ${dimNames.join(', ')}), (${dimNames.join(', ')}), ()`
+    : '(bucket), ()'
+  return {
+    query: `${rows.with ?? ''}
+SELECT
+  ${bucketSql(q.granularity, rows.time)} AS bucket,
+  ${[...dims, ...measures].join(',\n  ')},
+  ${rows.count} AS n,
+  grouping(bucket) AS all_buckets,
+  ${dimNames.length ? `grouping(${dimNames[0]})` : '1'} AS all_series
+${rows.from}
+GROUP BY GROUPING SETS (${sets})`,
+    query_params: params,
+  }
+}
+
+/** The metrics statement over the raw rows of the window (FINAL: a redelivered request counts once). */
 function rawStatement(q: MetricsQuery): Statement {
   const params: Record<string, unknown> = {
     ...q.filter.params,
@@ -52,40 +95,20 @@ function rawStatement(q: MetricsQuery): Statement {
     tz_minutes: q.timezoneDifference,
     top: q.limit,
   }
-  const where = `organization_id = {org:UUID}
+  const from = `FROM ${REQUEST_TABLE} FINAL
+WHERE organization_id = {org:UUID}
     AND request_created_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
     AND request_created_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')
     AND (${q.filter.sql})`
-  const rank = MEASURES[q.measures[0] as Measure].sql
-  const dims = q.dimensions.map((name, i) => {
-    const column = dimensionColumn(name, i, params)
-    return `if(${column} IN (
-      SELECT ${column} FROM ${REQUEST_TABLE} FINAL WHERE ${where}
-      GROUP BY ${column} ORDER BY ${rank} DESC, ${column} ASC LIMIT {top:UInt32}
-    ), ${column}, NULL) AS d${i}`
-  })
-  const dimNames = q.dimensions.map((_, i) => `d${i}`)
-  const measures = q.measures.map((m, i) => `${MEASURES[m].sql} AS m${i}`)
-  const sets = dimNames.length
-    ? `(bucket, ${dimNames.join(', ')}), (${dimNames.join(', ')}), ()`
-    : '(bucket), ()'
-  return {
-    query: `
-SELECT
-  ${bucketSql(q.granularity)} AS bucket,
-  ${[...dims, ...measures].join(',\n  ')},
-  count() AS n,
-  grouping(bucket) AS all_buckets,
-  ${dimNames.length ? `grouping(${dimNames[0]})` : '1'} AS all_series
-FROM ${REQUEST_TABLE} FINAL
-WHERE ${where}
-GROUP BY GROUPING SETS (${sets})`,
-    query_params: params,
-  }
+  return groupedStatement(
+    q,
+    { from, measure: (m) => MEASURES[m].sql, count: 'count()', time: 'request_created_at' },
+    params,
+  )
 }
 
+/** The rollup's grouping columns; the dimensions of the same names group by them. */
 const ROLLUP_SET = new Set<string>(ROLLUP_COLUMNS)
-const ROLLUP_DIMENSIONS = new Set(['model', 'provider', 'status', 'prompt_id', 'prompt_version'])
 
 /** The whole hours of the window, as [first, end) in Unix ms. */
 function wholeHours(q: MetricsQuery): [number, number] {
@@ -102,7 +125,7 @@ export function freshHoursStatement(q: MetricsQuery): Statement | undefined {
   const usable =
     q.granularity !== 'minute' &&
     q.timezoneDifference % 60 === 0 &&
-    q.dimensions.every((d) => ROLLUP_DIMENSIONS.has(d)) &&
+    q.dimensions.every((d) => ROLLUP_SET.has(d)) &&
     [...q.filter.columns].every((c) => ROLLUP_SET.has(c))
   const [first, end] = wholeHours(q)
   if (!usable || first >= end) return undefined
@@ -169,20 +192,21 @@ function inRanges(
 }
 
 /**
- * What a rollup row holds, and the same from raw rows: a source both sides of the union give,
- * so the outer query aggregates them alike. Only the columns the measures read are carried.
+ * The columns of a rollup row a measure may read, each with the same from raw rows: both sides of
+ * the union give them under these names, so the outer query aggregates them alike. Only the
+ * columns the measures read are carried.
  */
-const SOURCE: Record<string, { rollup: string; raw: string }> = {
-  requests: { rollup: 'requests', raw: 'count()' },
-  cost: { rollup: 'cost', raw: 'sum(cost)' },
-  prompt_tokens: { rollup: 'prompt_tokens', raw: 'sum(prompt_tokens)' },
-  completion_tokens: { rollup: 'completion_tokens', raw: 'sum(completion_tokens)' },
-  total_tokens: { rollup: 'total_tokens', raw: 'sum(total_tokens)' },
-  latency_sum: { rollup: 'latency_sum', raw: 'sum(latency)' },
-  latencies: { rollup: 'latencies', raw: 'groupArray(latency)' },
-  errors: { rollup: 'errors', raw: 'countIf(status < 200 OR status >= 400)' },
-  users: { rollup: 'users', raw: "uniqExactStateIf(user_id, user_id != '')" },
-  sessions: { rollup: 'sessions', raw: "uniqExactStateIf(session_id, session_id != '')" },
+const FROM_RAW: Record<string, string> = {
+  requests: 'count()',
+  cost: 'sum(cost)',
+  prompt_tokens: 'sum(prompt_tokens)',
+  completion_tokens: 'sum(completion_tokens)',
+  total_tokens: 'sum(total_tokens)',
+  latency_sum: 'sum(latency)',
+  latencies: 'groupArray(latency)',
+  errors: 'countIf(status < 200 OR status >= 400)',
+  users: "uniqExactStateIf(user_id, user_id != '')",
+  sessions: "uniqExactStateIf(session_id, session_id != '')",
 }
 
 /** Each measure over the source: the same value as MEASURES' over raw rows (same types, same order of operations). */
@@ -222,7 +246,7 @@ export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statem
   // count of its hour at the time it read it.
   const rollupSide = `
   SELECT toDateTime64(hour, 3, 'UTC') AS at, ${ROLLUP_COLUMNS.join(', ')},
-    ${carried.map((c) => `${SOURCE[c]?.rollup} AS ${c}`).join(', ')}
+    ${carried.join(', ')}
   FROM ${ROLLUP_TABLE}
   WHERE organization_id = {org:UUID} AND is_total = 0 AND (${freshHour})
     AND (hour, build) IN (
@@ -234,37 +258,23 @@ export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statem
     ? `
   UNION ALL
   SELECT toDateTime64(toStartOfHour(request_created_at), 3, 'UTC') AS at, ${ROLLUP_COLUMNS.join(', ')},
-    ${carried.map((c) => `${SOURCE[c]?.raw} AS ${c}`).join(', ')}
+    ${carried.map((c) => `${FROM_RAW[c]} AS ${c}`).join(', ')}
   FROM ${REQUEST_TABLE} FINAL
   WHERE organization_id = {org:UUID}
     AND (${inRanges('request_created_at', stale, 'raw', 'ms', params)})
     AND (${q.filter.sql})
   GROUP BY at, ${ROLLUP_COLUMNS.join(', ')}`
     : ''
-  const rank = OVER_SOURCE[q.measures[0] as Measure].sql
-  const dims = q.dimensions.map((name, i) => {
-    const column = dimensionColumn(name, i, params)
-    return `if(${column} IN (
-      SELECT ${column} FROM source GROUP BY ${column} ORDER BY ${rank} DESC, ${column} ASC LIMIT {top:UInt32}
-    ), ${column}, NULL) AS d${i}`
-  })
-  const dimNames = q.dimensions.map((_, i) => `d${i}`)
-  const measures = q.measures.map((m, i) => `${OVER_SOURCE[m].sql} AS m${i}`)
-  const sets = dimNames.length
-    ? `(bucket, ${dimNames.join(', ')}), (${dimNames.join(', ')}), ()`
-    : '(bucket), ()'
-  return {
-    query: `
-WITH source AS (${rollupSide}${rawSides}
-)
-SELECT
-  ${bucketSql(q.granularity, 'at')} AS bucket,
-  ${[...dims, ...measures].join(',\n  ')},
-  sum(requests) AS n,
-  grouping(bucket) AS all_buckets,
-  ${dimNames.length ? `grouping(${dimNames[0]})` : '1'} AS all_series
-FROM source
-GROUP BY GROUPING SETS (${sets})`,
-    query_params: params,
-  }
+  return groupedStatement(
+    q,
+    {
+      with: `WITH source AS (${rollupSide}${rawSides}
+)`,
+      from: 'FROM source',
+      measure: (m) => OVER_SOURCE[m].sql,
+      count: 'sum(requests)',
+      time: 'at',
+    },
+    params,
+  )
 }

@@ -141,7 +141,7 @@ export interface RollupOptions extends BuildLimits {
   maxHoursPerOrg: number
 }
 
-/** What a round did: hours listed as stale, built, and skipped or failed. */
+/** What a round did: the hours it listed as stale, and those it built. */
 export interface RoundResult {
   listed: number
   built: number
@@ -205,13 +205,14 @@ export async function buildStaleHours(
   } = {},
 ): Promise<RoundResult> {
   const now = run.now ?? Date.now()
-  const to = Math.floor((now - options.settleMs) / HOUR_MS) * HOUR_MS - HOUR_MS
+  // Closed hours: those that ended at least settleMs ago, so starting before `to`.
+  const to = Math.floor((now - options.settleMs) / HOUR_MS) * HOUR_MS
   const from = Math.max(0, Math.floor((now - options.horizonMs) / HOUR_MS) * HOUR_MS)
   const rs = await client.query({
     query: STALE,
     query_params: {
       from: from / 1000,
-      to: (to + HOUR_MS) / 1000,
+      to: to / 1000,
       max: options.maxHours,
       per_org: options.maxHoursPerOrg,
       confirm_after: options.confirmAfterMs ?? CONFIRM_AFTER_MS,
