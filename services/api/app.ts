@@ -236,6 +236,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         maxBytes: deps.config.TALLY_INTAKE_MAX_BYTES,
         maxEvents: deps.config.TALLY_INTAKE_MAX_EVENTS,
         maxSpans: deps.config.TALLY_OTLP_MAX_SPANS,
+        decodePool: {
+          threads: deps.config.TALLY_OTLP_DECODE_THREADS,
+          queuedPerOrganization: deps.config.TALLY_OTLP_QUEUE_PER_ORG,
+          queued: deps.config.TALLY_OTLP_QUEUE,
+          queuedBytes: deps.config.TALLY_OTLP_QUEUE_BYTES,
+          timeoutMs: deps.config.TALLY_OTLP_DECODE_TIMEOUT,
+        },
       }),
     )
     await api.register(

@@ -183,6 +183,27 @@ const REFERENCE: Record<keyof Config, Described> = {
     meaning:
       "Most spans one OTLP export may carry (413 beyond, naming the exporter's `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`).",
   },
+  TALLY_OTLP_DECODE_THREADS: {
+    meaning:
+      'Worker threads that decode OTLP exports and map their spans, off the event loop; exports wait for one in a queue per organization, served in turn.',
+    shownDefault: 'the cores less one, 1 to 4',
+  },
+  TALLY_OTLP_QUEUE_PER_ORG: {
+    meaning:
+      "OTLP exports of one organization waiting for a decoding thread; beyond, **429** with `Retry-After` (one organization's exports cannot fill the queue).",
+  },
+  TALLY_OTLP_QUEUE: {
+    meaning:
+      'OTLP exports of all organizations waiting for a decoding thread; beyond, **503** with `Retry-After`.',
+  },
+  TALLY_OTLP_QUEUE_BYTES: {
+    meaning:
+      'Bytes of the OTLP bodies waiting for a decoding thread, all organizations together (they are held in memory); beyond, **503** with `Retry-After`. One export is always taken when nothing waits.',
+  },
+  TALLY_OTLP_DECODE_TIMEOUT: {
+    meaning:
+      'How long decoding one export may take; past it the thread is replaced and the export answered **503** naming `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`.',
+  },
   TALLY_INGEST_CHUNK_SIZE: {
     meaning: 'Most events in one write of a consumer (a ClickHouse insert, delivery rows).',
   },

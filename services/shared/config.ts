@@ -228,6 +228,21 @@ export const configSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Most spans one OTLP export may carry (413 beyond, naming the exporter's batch setting). */
   TALLY_OTLP_MAX_SPANS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Threads decoding OTLP exports; by default one core is left to the event loop. */
+  TALLY_OTLP_DECODE_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => Math.max(1, Math.min(4, availableParallelism() - 1))),
+  /** OTLP exports of one organization waiting for a decoding thread (429 beyond). */
+  TALLY_OTLP_QUEUE_PER_ORG: z.coerce.number().int().min(1).max(10_000).default(8),
+  /** OTLP exports of all organizations waiting for a decoding thread (503 beyond). */
+  TALLY_OTLP_QUEUE: z.coerce.number().int().min(1).max(100_000).default(64),
+  /** Bytes of OTLP bodies waiting for a decoding thread, all organizations together (503 beyond). */
+  TALLY_OTLP_QUEUE_BYTES: count(64 * MiB),
+  /** How long one export may take to decode; past it the thread is replaced and the export answered 503. */
+  TALLY_OTLP_DECODE_TIMEOUT: duration('20s', '100ms'),
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
   TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),

@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto'
-import { create, toBinary } from '@bufbuild/protobuf'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ExportTraceServiceRequestSchema } from '../../generated/otlp/opentelemetry/proto/collector/trace/v1/trace_service_pb.js'
-import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { metric } from '../support/metrics.ts'
+import { startTestTally, type TestTally } from '../support/harness.ts'
 import { waitFor } from '../support/wait.ts'
 import { jsonExport, jsonSpan } from './client.ts'
+import { bigExport, DEFAULT_MAX_SPANS, decoding, postTraces } from './decode-load.ts'
 
 let tally: TestTally
 
@@ -14,58 +11,13 @@ beforeAll(async () => {
 })
 afterAll(() => tally?.close())
 
-const DEFAULT_MAX_SPANS = 10_000
-
-/**
- * An export near the default limits (10,000 spans, ~9 MB): many small attributes per span, the
- * most objects the decoder builds per byte. The spans are not model calls, so the time between
- * the body's arrival and the answer is the decoding and mapping, with no intake behind it.
- */
-function bigExport(spans = DEFAULT_MAX_SPANS): Buffer {
-  const attributes = Array.from({ length: 30 }, (_, i) => ({
-    key: `http.attr.${i}`,
-    value: { value: { case: 'stringValue' as const, value: `value-${i}` } },
-  }))
-  return Buffer.from(
-    toBinary(
-      ExportTraceServiceRequestSchema,
-      create(ExportTraceServiceRequestSchema, {
-        resourceSpans: [
-          {
-            scopeSpans: [
-              {
-                spans: Array.from({ length: spans }, () => ({
-                  traceId: randomBytes(16),
-                  spanId: randomBytes(8),
-                  name: 'GET /',
-                  attributes,
-                })),
-              },
-            ],
-          },
-        ],
-      }),
-    ),
-  )
-}
-
-const postTraces = (org: TestOrg, body: Buffer | string, contentType = 'application/x-protobuf') =>
-  fetch(`${tally.url}/v1/traces`, {
-    method: 'POST',
-    headers: { authorization: org.headers.authorization, 'content-type': contentType },
-    body,
-  })
-
-const decoding = (state: 'running' | 'waiting' | 'threads') =>
-  metric('tally_otlp_exports_decoding', `{state="${state}"}`)
-
 describe('OTLP decoding runs off the event loop', () => {
   it('answers /livez while a large export is being decoded', async () => {
     const org = await tally.newOrg()
     const body = bigExport()
     expect(body.length).toBeGreaterThan(5_000_000)
     const order: string[] = []
-    const big = postTraces(org, body).then((res) => {
+    const big = postTraces(tally.url, org, body).then((res) => {
       order.push('otlp')
       return res
     })
@@ -86,7 +38,7 @@ describe('OTLP decoding runs off the event loop', () => {
     const body = bigExport()
     const order: string[] = []
     const flood = Array.from({ length: threads + 2 }, (_, i) =>
-      postTraces(flooder, body).then((res) => {
+      postTraces(tally.url, flooder, body).then((res) => {
         order.push(`flood-${i}`)
         return res.status
       }),
@@ -95,7 +47,7 @@ describe('OTLP decoding runs off the event loop', () => {
       what: 'every thread busy with the flood, two more of its exports waiting',
     })
     const small = JSON.stringify(jsonExport([jsonSpan({ attributes: { 'gen_ai.request.model': 'gpt-4o' } })]))
-    const answered = await postTraces(other, small, 'application/json')
+    const answered = await postTraces(tally.url, other, small, 'application/json')
     order.push('other')
     expect(answered.status).toBe(200)
     expect(await Promise.all(flood)).toEqual(flood.map(() => 200))
@@ -106,7 +58,7 @@ describe('OTLP decoding runs off the event loop', () => {
 
   it('answers 413 for 10,001 spans before decoding any, naming the batch setting', async () => {
     const org = await tally.newOrg()
-    const res = await postTraces(org, bigExport(DEFAULT_MAX_SPANS + 1))
+    const res = await postTraces(tally.url, org, bigExport(DEFAULT_MAX_SPANS + 1))
     expect(res.status).toBe(413)
     expect(((await res.json()) as { error: string }).error).toContain('OTEL_BSP_MAX_EXPORT_BATCH_SIZE')
   })

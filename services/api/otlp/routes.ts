@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import type { FastifyRequest } from 'fastify'
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -101,22 +100,17 @@ function defaultsOf(request: FastifyRequest, path: 'tally' | 'helicone'): Export
 
 const bytes = { type: 'string', format: 'binary' }
 
-/**
- * The decoding threads: one core is left to the event loop (and so to the routes that answer
- * fast). Exports waiting for a thread: a few per organization (an exporter sends one at a time,
- * a Collector a handful), a bounded number and bytes in all.
- */
-const POOL = {
-  size: Math.max(1, Math.min(4, availableParallelism() - 1)),
-  maxQueuedPerKey: 8,
-  maxQueued: 64,
-  // Bodies waiting are held in memory: a few dozen MiB, whatever the number of exports.
-  maxQueuedBytes: 64 * 1024 * 1024,
-  deadlineMs: 20_000,
+/** The decoding threads and what may wait for them (TALLY_OTLP_DECODE_THREADS and the queue bounds). */
+export interface DecodePoolLimits {
+  threads: number
+  queuedPerOrganization: number
+  queued: number
+  queuedBytes: number
+  timeoutMs: number
 }
 
 /** The answer for what the pool threw: the task's own 4xx, or why it did not run to its end. */
-function poolError(err: unknown): unknown {
+function poolError(err: unknown, limits: DecodePoolLimits): unknown {
   if (err instanceof TaskError && err.status !== undefined && err.code !== undefined)
     return new AppError(err.status, err.code, err.message)
   if (err instanceof PoolFullError)
@@ -124,7 +118,7 @@ function poolError(err: unknown): unknown {
       ? new AppError(
           429,
           'rate_limited',
-          `At most ${POOL.maxQueuedPerKey} OTLP exports of one organization wait to be decoded; retry`,
+          `At most ${limits.queuedPerOrganization} OTLP exports of one organization wait to be decoded; retry`,
           { retryAfterSeconds: 1 },
         )
       : new AppError(503, 'unavailable', 'Too many OTLP exports are waiting to be decoded; retry', {
@@ -149,11 +143,17 @@ export function otlpRoutes(deps: {
   maxBytes: number
   maxEvents: number
   maxSpans: number
+  decodePool: DecodePoolLimits
 }): FastifyPluginAsyncZod {
   return async (app) => {
+    const limits = deps.decodePool
     const pool = createWorkerPool<DecodeTask, SpanOutcome[]>({
       file: new URL('./worker.ts', import.meta.url),
-      ...POOL,
+      size: limits.threads,
+      maxQueuedPerKey: limits.queuedPerOrganization,
+      maxQueued: limits.queued,
+      maxQueuedBytes: limits.queuedBytes,
+      deadlineMs: limits.timeoutMs,
     })
     pools.add(pool)
     app.addHook('onClose', () => {
@@ -215,7 +215,7 @@ export function otlpRoutes(deps: {
           const outcomes = await pool
             .run(organizationId, task, { bytes: copy.length, transfer: [copy.buffer] })
             .catch((err) => {
-              throw poolError(err)
+              throw poolError(err, limits)
             })
 
           const events: IntakeEvent[] = []
