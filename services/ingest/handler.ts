@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
+import { isClickHouseUnavailable } from '../shared/clickhouse/errors.ts'
 import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
@@ -104,6 +105,9 @@ export function createIngestHandler(
   return {
     name: 'ingest',
     permanent: rowErrorReason,
+    // A server or shard that cannot take the insert now: on a cluster the rows bound for a shard
+    // that is down fail while the others are written, which says nothing against those rows.
+    transient: isClickHouseUnavailable,
     async handle(events: RequestEvent[]) {
       if (events.length > 0) await sweeper.writing(write(events))
     },

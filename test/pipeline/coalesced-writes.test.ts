@@ -105,5 +105,31 @@ describe('coalesced handler writes', () => {
       expect(calls).toBe(2 * 6 + 2)
       await expect(handler.write(events(1), { isolate: true })).rejects.toThrow('ECONNREFUSED')
     })
+
+    it('rejects, suspecting no event, when the events that fail do so because their shard is down', async () => {
+      // Half the events are bound for a shard that is down: their parts fail while the others
+      // are written, the pattern of a bad row, but the handler knows the error for an outage.
+      const batch = events(8)
+      const onDownShard = new Set(batch.filter((_, i) => i % 2 === 1).map((e) => e.request_id))
+      const outage = Object.assign(new Error('Connection refused (127.0.0.1:9001): Insertion status:'), {
+        type: 'NETWORK_ERROR',
+      })
+      const written: string[] = []
+      const handler = coalesce(
+        {
+          name: 'w',
+          transient: (err) => (err as { type?: string }).type === 'NETWORK_ERROR',
+          handle: async (part) => {
+            const mine = part.filter((e) => !onDownShard.has(e.request_id))
+            written.push(...mine.map((e) => e.request_id))
+            if (mine.length < part.length) throw outage
+          },
+        },
+        upTo(100),
+      )
+      await expect(handler.write(batch, { isolate: true })).rejects.toBe(outage)
+      // Written once, as one write: no part of it was tried alone.
+      expect(written).toEqual(batch.filter((e) => !onDownShard.has(e.request_id)).map((e) => e.request_id))
+    })
   })
 })

@@ -235,6 +235,15 @@ function classifyClickHouseError(err: unknown): ClickHouseFailure | undefined {
   return undefined
 }
 
+/**
+ * Whether a failed call says the server (or a shard behind it) cannot take it now, whatever the
+ * query held: refused, gone away, overloaded, a shard or replica unreachable. Such a failure
+ * never speaks against the rows of an insert.
+ */
+export function isClickHouseUnavailable(err: unknown): boolean {
+  return classifyClickHouseError(err) === 'unavailable'
+}
+
 /** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as a caller reads it. */
 function callerMessage(err: ClickHouseError): string {
   return err.message

@@ -19,7 +19,8 @@ export const COALESCED_LIMITS: WriteLimits = { maxEvents: 5_000, maxBytes: 32 * 
  * `suspect`: any failure is halved the same way, since the caller has seen the batch fail too
  * often; but a failure stands against the events only once other parts were written: while
  * nothing is, after about 2·log2(n) failed parts (the dependency itself fails), the write
- * rejects as transient. Events isolated this way come back marked `suspect`.
+ * rejects as transient. Events isolated this way come back marked `suspect`. A failure the
+ * handler calls transient (a shard down) stands against no event: the write rejects at once.
  */
 async function writeIsolating(
   handler: EventHandler,
@@ -37,6 +38,8 @@ async function writeIsolating(
       wrote = true
       return undefined
     } catch (err) {
+      // The dependency, not the events: the whole write is retried later.
+      if (handler.transient?.(err)) throw err
       const known = handler.permanent?.(err)
       if (known !== undefined) return { reason: known, suspect: false }
       if (!suspect) throw err

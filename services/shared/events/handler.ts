@@ -15,6 +15,14 @@ export interface EventHandler {
    * Without it every failure is retried.
    */
   permanent?(err: unknown): string | undefined
+  /**
+   * Whether `err` says the dependency cannot take any write now (a server or a shard down or
+   * overloaded), so that it speaks against none of the events: the write is retried whole, and
+   * no event is isolated or suspected for it (a shard down fails only the events bound for it,
+   * while the others are written). Without it, a failure while other parts of the batch are
+   * written may count against the events of the failing part.
+   */
+  transient?(err: unknown): boolean
 }
 
 /** An event a handler can never record: its index in the caller's batch, and why. */
