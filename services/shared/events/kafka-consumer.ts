@@ -16,6 +16,7 @@ import type { EventHandler } from './handler.ts'
 import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { joinGroup, joinTimeoutMs, type KafkaMessage, type Member } from './kafka-member.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
+import { type OffsetContinuity, offsetContinuity } from './offset-continuity.ts'
 import type { RequestEvent } from './request-event.ts'
 
 export interface RunningConsumer {
@@ -105,7 +106,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
     onAttempt: () => watchdog.progress(),
   })
 
-  const handle = async (messages: KafkaMessage[], member: Member) => {
+  const handle = async (messages: KafkaMessage[], member: Member, continuity: OffsetContinuity) => {
     const byPartition = new Map<number, KafkaMessage[]>()
     for (const m of messages) {
       const list = byPartition.get(m.partition)
@@ -114,6 +115,18 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
     }
     await Promise.all(
       [...byPartition].map(([partition, raw]) => {
+        const first = (raw[0] as KafkaMessage).offset
+        if (member.partitions().includes(partition) && !continuity.accepts(partition, first)) {
+          // Messages between were read and not committed (a batch abandoned in a rebalance):
+          // handling these and committing would skip them for good. Read again from the
+          // committed offsets, with a new membership.
+          member.abort(
+            new Error(
+              `${topic}/${partition}: the stream went on at ${first} while ${continuity.expected(partition)} was not committed; reading again from the committed offsets`,
+            ),
+          )
+          return Promise.resolve()
+        }
         const byOffset = new Map(raw.map((m) => [String(m.offset), m]))
         const batch: PartitionBatch = {
           topic,
@@ -132,6 +145,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
               COMMIT_TIMEOUT_MS,
               `no answer to the commit of ${topic}/${partition}@${offset}`,
             )
+            continuity.committed(partition, m.offset)
             watchdog.progress()
           },
         }
@@ -170,6 +184,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
           log.info({ group: groupId, memberId: member.consumer.memberId }, 'kafka_consumer_joined')
         }
         const current: Member = member
+        const continuity = offsetContinuity()
         // An aborted membership (the watchdog, stop) is left at once, even while a write hangs:
         // its batches are no longer alive, so nothing of them is committed.
         const ended = new Promise<void>((resolve) =>
@@ -178,7 +193,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
         for (;;) {
           const messages = await current.next(chunkSize, chunkBytes)
           if (!messages) break
-          const handling = handle(messages, current)
+          const handling = handle(messages, current, continuity)
           // Its failure after the membership ended has nobody left to tell.
           handling.catch(() => {})
           await Promise.race([handling, ended])
