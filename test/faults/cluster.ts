@@ -1,8 +1,11 @@
-import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { createClient } from '@clickhouse/client'
 import postgres from 'postgres'
 import { createApiKeyRepo } from '../../services/api/keys/repo.ts'
+import type { ClickHouseServer } from '../../services/shared/clickhouse-server/handle.ts'
+import { startClickHouseServer } from '../../services/shared/clickhouse-server/server.ts'
 import { freePort } from '../../services/shared/net.ts'
 import { clickhouseEnv, engines } from '../support/harness.ts'
 import { type OwnBroker, type OwnKafkaCluster, ownBroker, ownKafkaCluster } from '../support/kafka-broker.ts'
@@ -22,12 +25,16 @@ import {
   startReceiver,
 } from '../webhooks/support/receiver.ts'
 
-export type Role = 'api' | 'ingest' | 'dispatcher'
+export type Role = 'api' | 'ingest' | 'dispatcher' | 'exporter'
 const ENTRY: Record<Role, string> = {
   api: 'services/api/main.ts',
   ingest: 'services/ingest/main.ts',
   dispatcher: 'services/dispatcher/main.ts',
+  exporter: 'services/exporter/main.ts',
 }
+/** One process of the cluster: the first of a role is named by the role, the next `api#1`, …. */
+export type Member = Role | `${Role}#${number}`
+const roleOf = (member: Member): Role => member.split('#')[0] as Role
 
 export interface Org {
   organizationId: string
@@ -38,7 +45,7 @@ export interface Org {
  * The Kafka a cluster runs on: `single`, one broker (replication factor 1); `three-brokers`,
  * three KRaft nodes (replication factor 3, min.insync.replicas 2).
  */
-export type KafkaKind = 'single' | 'three-brokers'
+type KafkaKind = 'single' | 'three-brokers'
 
 /** The test's own Kafka: its nodes (one for `single`), each killed, frozen and started alone. */
 interface OwnKafka {
@@ -64,6 +71,107 @@ async function startKafka(kind: KafkaKind): Promise<{ kafka: OwnKafka; broker: O
   return { kafka: { brokers: broker.brokers, nodes: [broker], remove: () => broker.remove() }, broker }
 }
 
+const CLUSTER_NAME = 'tally_faults'
+
+/** Two ClickHouse servers from the embedded libchdb, one shard each (no replication: see docs/operations.md). */
+async function startShards() {
+  const dir = freshDataDir('tally-shards-')
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()])
+  const secret = randomBytes(24).toString('base64url')
+  const nodes = [
+    { httpPort: ports[0] as number, tcpPort: ports[1] as number, shard: '01' },
+    { httpPort: ports[2] as number, tcpPort: ports[3] as number, shard: '02' },
+  ]
+  const quiet = { info() {}, warn() {}, error() {} }
+  const options = (i: number) => {
+    const node = nodes[i] as (typeof nodes)[number]
+    return {
+      dataDir: join(dir, `node${node.shard}`),
+      // One secrets directory: the same users on both.
+      secretsDir: join(dir, 'secrets'),
+      containment: process.env.CI === 'true' ? ('required' as const) : ('auto' as const),
+      httpPort: node.httpPort,
+      cluster: {
+        tcpPort: node.tcpPort,
+        name: CLUSTER_NAME,
+        secret,
+        shards: nodes.map((n) => ({ host: '127.0.0.1', tcpPort: n.tcpPort })),
+        macros: { shard: node.shard, replica: 'r1' },
+      },
+      log: quiet,
+    }
+  }
+  /** What happened to each server the test did not stop itself: its exits, for a failed wait. */
+  const exits: string[] = []
+  const watch = (server: ClickHouseServer, i: number) => {
+    server.onExit((exit) => {
+      if (servers[i] === server)
+        exits.push(
+          `shard ${i + 1} (pid ${server.pid}) exited: code ${exit.code} signal ${exit.signal}; ${exit.stderr.slice(-1_500)}`,
+        )
+    })
+    return server
+  }
+  const servers: (ClickHouseServer | undefined)[] = await Promise.all(
+    nodes.map((_, i) => startClickHouseServer(options(i))),
+  )
+  for (const [i, server] of servers.entries()) if (server) watch(server, i)
+  const server = (i: number) => {
+    const s = servers[i]
+    if (!s) throw new Error(`shard ${i + 1} is stopped`)
+    return s
+  }
+  return {
+    /** The first node: Tally's CLICKHOUSE_URL; the second is reached through it (and migrated by URL). */
+    env: {
+      CLICKHOUSE_URL: server(0).url,
+      CLICKHOUSE_SQL_URL: server(0).sqlUrl,
+      TALLY_CLICKHOUSE_CLUSTER: CLUSTER_NAME,
+      TALLY_CLICKHOUSE_CLUSTER_NODES: `${server(0).url},${server(1).url}`,
+    },
+    /** Stops shard `i` (0 or 1), on its data; `start` brings it back on the same ports. */
+    async stop(i: number) {
+      await server(i).stop()
+      servers[i] = undefined
+    },
+    async start(i: number) {
+      const server = await startClickHouseServer(options(i))
+      servers[i] = server
+      watch(server, i)
+    },
+    /** Each shard: whether it answers, and any exit the test did not cause. */
+    async describe(): Promise<string> {
+      const states = await Promise.all(
+        servers.map(async (server, i) => {
+          if (!server) return `shard ${i + 1}: stopped by the test`
+          const ping = await fetch(`http://127.0.0.1:${nodes[i]?.httpPort}/ping`, {
+            signal: AbortSignal.timeout(2_000),
+          }).then(
+            (r) => `${r.status}`,
+            (err: Error) => err.message,
+          )
+          return `shard ${i + 1} (pid ${server.pid}, attached ${server.attached}): /ping ${ping}`
+        }),
+      )
+      return [...states, ...exits].join('; ')
+    },
+    async remove() {
+      await Promise.all(servers.map((s) => s?.stop()))
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export interface ClusterOptions {
+  kafka?: KafkaKind
+  /** Processes per role (2: `api` and `api#1`, …). */
+  replicas?: number
+  /** The exporter role as well (with the test run's S3). */
+  exporter?: boolean
+  /** Two ClickHouse shards of the test's own instead of the test run's server. */
+  shards?: boolean
+}
+
 /**
  * Tally as production runs it, for the fault suite: api, ingest and dispatcher as processes of
  * their own, on a Kafka of the test's own (`options.kafka`: one broker by default, or three
@@ -71,24 +179,34 @@ async function startKafka(kind: KafkaKind): Promise<{ kafka: OwnKafka; broker: O
  * ClickHouse (a database of its own), and an HTTPS webhook receiver. Each consumer process has a
  * static instance id, as a StatefulSet gives.
  */
-export async function startCluster(env: Record<string, string> = {}, options: { kafka?: KafkaKind } = {}) {
+export async function startCluster(env: Record<string, string> = {}, options: ClusterOptions = {}) {
   const { kafka, broker: single } = await startKafka(options.kafka ?? 'single')
+  const shards = options.shards
+    ? await startShards().catch(async (err: unknown) => {
+        await kafka.remove()
+        throw err
+      })
+    : undefined
   // A set-up that fails from here on leaves no broker behind (a JVM outliving the test run).
   const database = await createScratchDatabase(engines().postgresUrl, 'tally_faults').catch(
     async (err: unknown) => {
       await kafka.remove()
+      await shards?.remove()
       throw err
     },
   )
   const certs: Certificates = makeCertificates()
   const receiver: Receiver = await startReceiver(certs)
   const run = randomUUID().slice(0, 8)
-  const ports: Record<Role, number> = {
-    api: await freePort(),
-    ingest: await freePort(),
-    dispatcher: await freePort(),
-  }
-  const ch = clickhouseEnv()
+  const roles: Role[] = ['api', 'ingest', 'dispatcher', ...(options.exporter ? (['exporter'] as const) : [])]
+  const members: Member[] = roles.flatMap((role) => [
+    role,
+    ...Array.from({ length: (options.replicas ?? 1) - 1 }, (_, i) => `${role}#${i + 1}` as Member),
+  ])
+  const ports = {} as Record<Member, number>
+  for (const m of members) ports[m] = await freePort()
+  const ch = shards ? { ...shards.env } : clickhouseEnv()
+  const s3 = engines().s3
   const common: Record<string, string> = {
     ...ch,
     CLICKHOUSE_DATABASE: `faults_${run}`,
@@ -102,23 +220,33 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
     TALLY_WEBHOOK_CA_FILE: certs.caFile,
     TALLY_WEBHOOK_RETRY_SCHEDULE: '1s,2s,5s,10s',
     TALLY_LOG_LEVEL: process.env.TALLY_FAULTS_LOG_LEVEL ?? 'warn',
+    // Exports are written where every process reads them: the run's S3 (the exporter's files,
+    // the API's links).
+    ...(options.exporter && s3
+      ? {
+          S3_ENDPOINT: s3.endpoint,
+          S3_BUCKET: s3.bucket,
+          S3_REGION: s3.region,
+          S3_ACCESS_KEY_ID: s3.accessKeyId,
+          S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+        }
+      : {}),
     ...env,
   }
-  const dirs: Record<Role, string> = {
-    api: freshDataDir(),
-    ingest: freshDataDir(),
-    dispatcher: freshDataDir(),
-  }
-  const envOf = (role: Role): Record<string, string> => ({
+  const dirs = new Map(members.map((m) => [m, freshDataDir()]))
+  const envOf = (member: Member): Record<string, string> => ({
     ...common,
-    TALLY_DATA_DIR: dirs[role],
-    ...(role === 'api'
-      ? { PORT: String(ports.api) }
-      : { TALLY_METRICS_PORT: String(ports[role]), TALLY_CONSUMER_INSTANCE_ID: `${role}-0` }),
+    TALLY_DATA_DIR: dirs.get(member) as string,
+    ...(roleOf(member) === 'api'
+      ? { PORT: String(ports[member]) }
+      : {
+          TALLY_METRICS_PORT: String(ports[member]),
+          TALLY_CONSUMER_INSTANCE_ID: `${roleOf(member)}-${member.split('#')[1] ?? 0}`,
+        }),
   })
-  const processes = {} as Record<Role, TallyProcess>
-  const start = async (role: Role) => {
-    const p = spawnTally(ENTRY[role], envOf(role))
+  const processes = {} as Record<Member, TallyProcess>
+  const start = async (role: Member) => {
+    const p = spawnTally(ENTRY[roleOf(role)], envOf(role))
     processes[role] = p
     // Its port answers once everything in it started (whatever the log level says).
     await waitFor(
@@ -139,10 +267,11 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
   // fails leaves nothing behind: the processes, the broker and the database go with it.
   try {
     await start('api')
-    await Promise.all([start('ingest'), start('dispatcher')])
+    await Promise.all(members.filter((m) => m !== 'api').map(start))
   } catch (err) {
     await cleanUpProcesses()
     await kafka.remove()
+    await shards?.remove()
     await receiver.close()
     await database.drop()
     certs.remove()
@@ -152,12 +281,12 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
   const sql = postgres(database.url, { onnotice: () => {}, max: 2 })
   const keys = createApiKeyRepo(sql)
   const clickhouse = createClient({
-    url: ch.CLICKHOUSE_URL,
+    url: ch.CLICKHOUSE_URL as string,
     database: common.CLICKHOUSE_DATABASE,
     request_timeout: 60_000,
   })
   const api = `http://127.0.0.1:${ports.api}`
-  const portOf = (role: Role) => ports[role]
+  const portOf = (role: Member) => ports[role]
 
   return {
     api,
@@ -167,6 +296,13 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
       return single
     },
     kafka,
+    /** The two ClickHouse shards (`shards: true`), each stopped and started alone. */
+    get shards() {
+      if (!shards) throw new Error("this cluster runs on the test run's ClickHouse: ask for shards")
+      return shards
+    },
+    /** Every process of the cluster, by name. */
+    members,
     /** KAFKA_BROKERS, CLICKHOUSE_DATABASE, the topics and the rest every role runs with. */
     env: common,
     receiver,
@@ -207,6 +343,23 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
         throw new Error(`webhook not created: ${res.status} ${body.error}`)
       return { id: body.data.id, path }
     },
+    /** The delivery rows of `requestIds` in Postgres, for a test that waits for them in vain. */
+    async deliveries(requestIds: string[]) {
+      return sql<
+        {
+          request_id: string
+          status: string
+          attempts: number
+          next_attempt_at: Date | null
+          claimed: boolean
+          last_error: string | null
+          last_response_status: number | null
+          created_at: Date
+        }[]
+      >`select request_id::text, status, attempts, next_attempt_at, claim_token is not null as claimed,
+               last_error, last_response_status, created_at
+        from webhook_deliveries where request_id = any(${requestIds}::uuid[])`
+    },
     /** Request ids the receiver got at `path` (a redelivered webhook counts once). */
     deliveredAt(path: string): Set<string> {
       return new Set(receiver.to(path).map(requestIdOf))
@@ -241,11 +394,11 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
       return new Map((await rs.json<{ id: string; at: number }>()).map((r) => [r.id, Number(r.at)]))
     },
     /** `/readyz` of a role: its status, or 0 when the process does not answer. */
-    async ready(role: Role): Promise<number> {
+    async ready(role: Member): Promise<number> {
       return (await this.readiness(role)).status
     },
     /** `/readyz` of a role: its status (0 when the process does not answer) and what it said. */
-    async readiness(role: Role): Promise<{ status: number; body: string }> {
+    async readiness(role: Member): Promise<{ status: number; body: string }> {
       try {
         const res = await fetch(`http://127.0.0.1:${ports[role]}/readyz`, {
           signal: AbortSignal.timeout(5_000),
@@ -262,17 +415,16 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
       await waitFor(
         async () => {
           this.assertNoneExited()
-          const roles = ['api', 'ingest', 'dispatcher'] as Role[]
-          const states = await Promise.all(roles.map((r) => this.readiness(r)))
-          last = roles.map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`).join('\n')
+          const states = await Promise.all(members.map((r) => this.readiness(r)))
+          last = members
+            .map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`)
+            .join('\n')
           return states.every((s) => s.status === status)
         },
         {
           what: () =>
             `every role's /readyz ${status}; last answers:\n${last}\n` +
-            (['api', 'ingest', 'dispatcher'] as Role[])
-              .map((r) => `--- ${r}'s last output:\n${processes[r]?.output().slice(-3_000)}`)
-              .join('\n'),
+            members.map((r) => `--- ${r}'s last output:\n${processes[r]?.output().slice(-3_000)}`).join('\n'),
           timeoutMs,
           intervalMs: 250,
         },
@@ -288,6 +440,7 @@ export async function startCluster(env: Record<string, string> = {}, options: { 
       await kafka.remove()
       // Whatever did not stop on SIGTERM is killed, and the data directories removed.
       await cleanUpProcesses()
+      await shards?.remove()
       await clickhouse
         .command({ query: `DROP DATABASE IF EXISTS ${common.CLICKHOUSE_DATABASE}` })
         .catch(() => {})
@@ -326,10 +479,9 @@ function rssMb(pid: number | undefined): number {
 
 /** The highest RSS of each role's process while it runs, sampled every 250 ms until stopped. */
 export function watchRss(cluster: Cluster) {
-  const peak: Record<Role, number> = { api: 0, ingest: 0, dispatcher: 0 }
+  const peak = Object.fromEntries(cluster.members.map((m) => [m, 0])) as Record<Member, number>
   const timer = setInterval(() => {
-    for (const role of Object.keys(peak) as Role[])
-      peak[role] = Math.max(peak[role], rssMb(cluster.processes[role]?.child.pid))
+    for (const m of cluster.members) peak[m] = Math.max(peak[m] ?? 0, rssMb(cluster.processes[m]?.child.pid))
   }, 250)
   return {
     peak,

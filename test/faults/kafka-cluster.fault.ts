@@ -157,11 +157,11 @@ describe('one of three Kafka brokers killed under load', () => {
       )
 
       // Readiness of each role while the broker is down, sampled.
-      const notReady: Record<Role, number> = { api: 0, ingest: 0, dispatcher: 0 }
+      const notReady: Record<'api' | 'ingest' | 'dispatcher', number> = { api: 0, ingest: 0, dispatcher: 0 }
       let samples = 0
       const sampler = setInterval(() => {
         samples++
-        for (const role of Object.keys(notReady) as Role[])
+        for (const role of Object.keys(notReady) as (keyof typeof notReady)[])
           void cluster.ready(role).then((s) => {
             if (s !== 200) notReady[role]++
           })

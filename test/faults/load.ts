@@ -5,7 +5,10 @@ import type { Org } from './cluster.ts'
 interface Attempt {
   at: number
   ms: number
+  /** 0: no answer (the connection failed or timed out). */
   status: number
+  /** The API it was sent to. */
+  api: string
 }
 
 /** One logical request: its events' ids, its attempts, and whether (when) it was acknowledged. */
@@ -26,13 +29,19 @@ export interface LoadOptions {
   retry?: boolean
   /** Requests in flight at most; starts are skipped beyond. */
   maxInFlight?: number
+  /** Each event in one of this many sessions (`s-0`, `s-1`, …); none by default. */
+  sessions?: number
 }
 
 /**
  * A tenant sending to POST /v1/request/log at a steady rate, with ids of its own so that a retry
  * replaces rather than doubles. Records every attempt, and which ids were acknowledged (201).
+ * Given several APIs, requests take them in turn and a retry goes to the next, as a client
+ * behind a load balancer fails over.
  */
-export function tenantLoad(api: string, org: Org, options: LoadOptions) {
+export function tenantLoad(api: string | string[], org: Org, options: LoadOptions) {
+  const apis = Array.isArray(api) ? api : [api]
+  let turn = 0
   const sent: Sent[] = []
   const maxInFlight = options.maxInFlight ?? 200
   const padding = options.bodyBytes ? 'x'.repeat(options.bodyBytes) : undefined
@@ -45,8 +54,9 @@ export function tenantLoad(api: string, org: Org, options: LoadOptions) {
       const at = Date.now()
       let status = 0
       let retryAfter = 1
+      const to = apis[turn++ % apis.length] as string
       try {
-        const res = await fetch(`${api}/v1/request/log`, {
+        const res = await fetch(`${to}/v1/request/log`, {
           method: 'POST',
           headers: { ...org.headers, 'content-type': 'application/json' },
           body,
@@ -58,7 +68,7 @@ export function tenantLoad(api: string, org: Org, options: LoadOptions) {
       } catch {
         status = 0
       }
-      r.attempts.push({ at, ms: Date.now() - at, status })
+      r.attempts.push({ at, ms: Date.now() - at, status, api: to })
       if (status === 201) {
         r.ackedAt = Date.now()
         return
@@ -78,10 +88,11 @@ export function tenantLoad(api: string, org: Org, options: LoadOptions) {
     // holds it) whenever its first attempt landed after all and is not stored yet.
     const createdAt = Date.now()
     const body = JSON.stringify({
-      events: ids.map((request_id) => ({
+      events: ids.map((request_id, i) => ({
         request_id,
         created_at: createdAt,
         model: 'gpt-4o-mini',
+        ...(options.sessions ? { session_id: `s-${(sent.length + i) % options.sessions}` } : {}),
         ...(padding ? { request: padding } : {}),
       })),
     })
