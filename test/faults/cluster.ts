@@ -408,6 +408,31 @@ export async function startCluster(env: Record<string, string> = {}, options: Cl
         return { status: 0, body: (err as Error).message }
       }
     },
+    /** Every process's `/readyz`: the statuses, and a line per process saying it. */
+    async readinessReport(): Promise<{ statuses: number[]; text: string }> {
+      const states = await Promise.all(members.map((r) => this.readiness(r)))
+      return {
+        statuses: states.map((s) => s.status),
+        text: members.map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`).join('\n'),
+      }
+    },
+    /**
+     * A process's warnings and errors counted by log message, and its lines about dead letters
+     * and membership restarts: what a wait that timed out should show of it.
+     */
+    warnings(member: Member): string {
+      const lines = (processes[member]?.output() ?? '').split('\n')
+      const byMessage: Record<string, number> = {}
+      for (const line of lines.filter((l) => /"level":(40|50|60)/.test(l))) {
+        const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 80)
+        byMessage[msg] = (byMessage[msg] ?? 0) + 1
+      }
+      const notable = lines
+        .filter((l) => /dead_lettered|_stalled|restarting/.test(l))
+        .slice(0, 10)
+        .map((l) => l.slice(0, 700))
+      return [`--- ${member}'s warnings, by message: ${JSON.stringify(byMessage)}`, ...notable].join('\n')
+    },
     /** Waits until every role answers `/readyz` with `status`; resolves with how long it took. */
     async allReady(status: 200 | 503, timeoutMs: number): Promise<number> {
       const from = Date.now()
@@ -415,11 +440,9 @@ export async function startCluster(env: Record<string, string> = {}, options: Cl
       await waitFor(
         async () => {
           this.assertNoneExited()
-          const states = await Promise.all(members.map((r) => this.readiness(r)))
-          last = members
-            .map((r, i) => `${r}: ${states[i]?.status} ${states[i]?.body.slice(0, 500)}`)
-            .join('\n')
-          return states.every((s) => s.status === status)
+          const report = await this.readinessReport()
+          last = report.text
+          return report.statuses.every((s) => s === status)
         },
         {
           what: () =>

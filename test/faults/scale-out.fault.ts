@@ -62,7 +62,10 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
       }),
     )
     const startedAt = Date.now()
+    /** An instant as seconds since the load started, for the reports. */
+    const since = (at: number | undefined) => (at === undefined ? '-' : ((at - startedAt) / 1000).toFixed(1))
     const marks: string[] = []
+    const mark = (what: string, at = Date.now()) => marks.push(`${what} ${since(at)}`)
 
     let progress = ''
     /** Every event of `ids` (per tenant) stored once and delivered; `progress` says how far. */
@@ -84,16 +87,13 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
             .slice(0, 12)
             .map((id) => {
               const r = load.sent.find((x) => x.ids.includes(id))
-              const t = (at: number | undefined) =>
-                at === undefined ? '-' : ((at - startedAt) / 1000).toFixed(1)
-              return `${id.slice(0, 8)} stored ${stored.get(id) ?? 0}× delivered ${delivered.has(id)} acked ${t(r?.ackedAt)} tries ${r?.attempts.map((a) => `${t(a.at)}:${a.status}`).join(',')}`
+              return `${id.slice(0, 8)} stored ${stored.get(id) ?? 0}× delivered ${delivered.has(id)} acked ${since(r?.ackedAt)} tries ${r?.attempts.map((a) => `${since(a.at)}:${a.status}`).join(',')}`
             })
           const undelivered = mine.filter((id) => !delivered.has(id)).slice(0, 12)
           const rows = undelivered.length ? await cluster.deliveries(undelivered) : []
-          const t = (d: Date | null) => (d ? ((d.getTime() - startedAt) / 1000).toFixed(1) : '-')
           const states = rows.map(
             (r) =>
-              `${r.request_id.slice(0, 8)} ${r.status} attempts ${r.attempts} next ${t(r.next_attempt_at)} claimed ${r.claimed} created ${t(r.created_at)} ${r.last_response_status ?? ''} ${r.last_error ?? ''}`,
+              `${r.request_id.slice(0, 8)} ${r.status} attempts ${r.attempts} next ${since(r.next_attempt_at?.getTime())} claimed ${r.claimed} created ${since(r.created_at.getTime())} ${r.last_response_status ?? ''} ${r.last_error ?? ''}`,
           )
           return `tenant ${i}: ${mine.length} acknowledged, ${once} stored once, ${sent} delivered; ${bad.join(' | ')}; delivery rows (${rows.length} of ${undelivered.length} undelivered): ${states.join(' | ')}`
         }),
@@ -101,16 +101,6 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
       progress = done.filter(Boolean).join('; ')
       return progress === ''
     }
-    /** The members' /readyz, for a wait that timed out. */
-    const readiness = async () =>
-      (
-        await Promise.all(
-          cluster.members.map(async (m) => {
-            const r = await cluster.readiness(m)
-            return `${m}: ${r.status} ${r.body.slice(0, 300)}`
-          }),
-        )
-      ).join('\n')
     /** Waits until `ids()` are stored and delivered; says how far it got when it times out. */
     const caughtUp = async (what: string, ids: () => string[][], timeoutMs: number) => {
       const from = Date.now()
@@ -121,31 +111,14 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
           const now = ids()
           counts = now.map((f) => f.length).join(' and ')
           if (now.every((f) => f.length >= 10) && (await storedAndDelivered(now))) return true
-          states = `${await readiness()}\n${await cluster.shards.describe()}`
+          states = `${(await cluster.readinessReport()).text}\n${await cluster.shards.describe()}`
           return false
         },
         {
           what: () =>
             `${what}; ${counts} acknowledged; ${progress}\nphases: ${marks.join(', ')}\n${states}\n` +
             (['ingest', 'ingest#1', 'dispatcher', 'dispatcher#1'] as Member[])
-              .map(
-                (m) =>
-                  `--- ${m}'s warnings, by message: ${JSON.stringify(
-                    (cluster.processes[m]?.output() ?? '')
-                      .split('\n')
-                      .filter((l) => /"level":(40|50|60)/.test(l))
-                      .reduce<Record<string, number>>((n, l) => {
-                        const msg = /"msg":"([^"]*)"/.exec(l)?.[1] ?? l.slice(0, 80)
-                        n[msg] = (n[msg] ?? 0) + 1
-                        return n
-                      }, {}),
-                  )}\n${(cluster.processes[m]?.output() ?? '')
-                    .split('\n')
-                    .filter((l) => /dead_lettered|_stalled|restarted/.test(l))
-                    .slice(0, 10)
-                    .map((l) => l.slice(0, 700))
-                    .join('\n')}`,
-              )
+              .map((m) => cluster.warnings(m))
               .join('\n'),
           timeoutMs,
           intervalMs: 500,
@@ -182,7 +155,7 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
 
       // 1. One process of each role, kill -9, left dead: the others carry everything.
       const killedAt = Date.now()
-      marks.push(`killed processes ${((killedAt - startedAt) / 1000).toFixed(1)}`)
+      mark('killed processes', killedAt)
       await Promise.all(
         KILLED.map(async (m) => {
           const p = cluster.processes[m]
@@ -200,20 +173,20 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
       // 2. One broker, kill -9, down while the load goes on, then started on its data.
       const broker = cluster.kafka.nodes[2]
       if (!broker) throw new Error('three Kafka nodes expected')
-      marks.push(`broker killed ${((Date.now() - startedAt) / 1000).toFixed(1)}`)
+      mark('broker killed')
       await broker.kill()
       await new Promise((resolve) => setTimeout(resolve, DOWN_FOR_MS))
       const brokerMs = await carriesOn('a broker was killed', CARRIED_ON_WITHIN_MS)
       await broker.start()
-      marks.push(`broker started ${((Date.now() - startedAt) / 1000).toFixed(1)}`)
+      mark('broker started')
 
       // 3. One ClickHouse shard stopped (its rows unreachable, inserts through the Distributed
       //    table fail and are retried), then started again on its data.
       const shardStoppedAt = Date.now()
-      marks.push(`shard stopping ${((shardStoppedAt - startedAt) / 1000).toFixed(1)}`)
+      mark('shard stopping', shardStoppedAt)
       await cluster.shards.stop(1)
       await new Promise((resolve) => setTimeout(resolve, DOWN_FOR_MS))
-      marks.push(`shard starting ${((Date.now() - startedAt) / 1000).toFixed(1)}`)
+      mark('shard starting')
       await cluster.shards.start(1)
       const shardMs = await carriesOn('a shard was stopped and started', CARRIED_ON_WITHIN_MS)
       const whileShardDown = loads
@@ -309,9 +282,7 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
       const notExported = ackedIds.filter((id) => !exported.has(id))
       const sentOf = (id: string) => (loads[0] as (typeof loads)[number]).sent.find((r) => r.ids.includes(id))
       expect(
-        notExported
-          .slice(0, 10)
-          .map((id) => `${id} acked ${(((sentOf(id)?.ackedAt ?? 0) - startedAt) / 1000).toFixed(1)} s`),
+        notExported.slice(0, 10).map((id) => `${id} acked ${since(sentOf(id)?.ackedAt)} s`),
         `export ${JSON.stringify({ ...last, download: undefined })}, phases ${marks.join(', ')}`,
       ).toEqual([])
       expect(last?.manifest?.total_rows).toBe(acked)
