@@ -56,18 +56,29 @@ describe('the OTLP decoding pool takes its bounds from the configuration', () =>
 })
 
 describe('TALLY_OTLP_DECODE_TIMEOUT', () => {
+  // A deadline both exports stay far from on any machine, loaded or not: the large one takes
+  // about 1.6 s to decode here (4× the deadline), the one-span one a few ms (a 100 ms deadline
+  // was missed by it on a loaded machine: its answer waits for the event loop too).
+  const SPANS = 60_000
+  const DEADLINE_MS = 400
   let slow: TestTally
   beforeAll(async () => {
-    slow = await startTestTally({ env: { TALLY_OTLP_DECODE_TIMEOUT: '100ms' } })
+    slow = await startTestTally({
+      env: {
+        TALLY_OTLP_DECODE_TIMEOUT: `${DEADLINE_MS}ms`,
+        TALLY_OTLP_MAX_SPANS: String(SPANS),
+        TALLY_INTAKE_MAX_BYTES: String(64 * 1024 * 1024),
+      },
+    })
   })
   afterAll(() => slow?.close())
 
   it('answers 503 naming the batch setting when an export takes longer to decode, and decodes the next', async () => {
     const org = await slow.newOrg()
-    const res = await postTraces(slow.url, org, bigExport())
+    const res = await postTraces(slow.url, org, bigExport(SPANS))
     expect(res.status).toBe(503)
     expect(((await res.json()) as { error: string }).error).toMatch(
-      /took longer than 100 ms; send smaller batches \(OTEL_BSP_MAX_EXPORT_BATCH_SIZE\)/,
+      /took longer than 400 ms; send smaller batches \(OTEL_BSP_MAX_EXPORT_BATCH_SIZE\)/,
     )
     // The thread was replaced: a small export is decoded in time.
     expect((await postTraces(slow.url, org, small(), 'application/json')).status).toBe(200)
