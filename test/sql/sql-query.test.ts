@@ -301,6 +301,34 @@ describe('SQL result limit met after the first block', () => {
       expect(res.json().error, format).toMatch(/^query exceeded max_result_rows \(70000 rows\)/)
     }
   })
+
+  it('a constant column counts every row: 64 MB of one repeated value is a 422, in every format', async () => {
+    // The engine's own check counts a constant column's value once; the server's summary of the
+    // finished answer counts it per row (100,000 × 640 bytes > 32 MiB).
+    for (const format of ['json', 'jsonl', 'csv', 'tsv', 'parquet']) {
+      const started = Date.now()
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/sql/query',
+        headers: org.headers,
+        payload: { sql: 'SELECT repeat(char(1), 640) AS s FROM numbers(60000)', format },
+      })
+      expect(res.statusCode, format).toBe(422)
+      expect(res.json().error, format).toBe(
+        'query exceeded max_result_bytes (32 MiB): select fewer rows or columns (LIMIT), or aggregate, or take the whole window as a file with POST /v1/exports',
+      )
+      expect(Date.now() - started, format).toBeLessThan(10_000)
+    }
+    // Just under the limit, the same query is answered whole.
+    const whole = await tally.app.inject({
+      method: 'POST',
+      url: '/v1/sql/query',
+      headers: org.headers,
+      payload: { sql: "SELECT repeat('a', 640) AS s FROM numbers(50000)", format: 'jsonl' },
+    })
+    expect(whole.statusCode).toBe(200)
+    expect(whole.body.split('\n').filter(Boolean)).toHaveLength(50_000)
+  })
 })
 
 describe('the restricted ClickHouse user, checked before SQL is served', () => {

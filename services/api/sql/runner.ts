@@ -5,7 +5,7 @@ import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { clickHouseAnswer } from '../../shared/clickhouse/errors.ts'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
 import { endQuery, endQueryEventually } from '../../shared/clickhouse/query-end.ts'
-import { DeadlinePassed, type QueryLimits } from '../../shared/clickhouse/query-limits.ts'
+import { DeadlinePassed, type QueryLimits, ResultTooLarge } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
 import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
@@ -153,7 +153,7 @@ export function createSqlRunner(
       try {
         await guard.check(sql, 'select', params)
         started = true
-        const { stream } = await client.exec({
+        const { stream, summary } = await client.exec({
           query: `${sql}\nFORMAT ${f.clickhouse}`,
           query_params: params,
           query_id: queryId,
@@ -168,6 +168,12 @@ export function createSqlRunner(
           abort_signal: abort,
           http_headers: headers,
         })
+        // The answer is whole on the server now, and its summary counts what the engine's own
+        // check of max_result_bytes can miss (a constant column): over it, a 422, not a stream.
+        if (Number(summary?.result_bytes ?? 0) > Number(limits.settings.max_result_bytes)) {
+          stream.destroy()
+          throw new ResultTooLarge(`the answer holds ${summary?.result_bytes} bytes`)
+        }
         const capped = capBytes(Number(limits.settings.max_result_bytes) * TEXT_PER_RESULT_BYTE)
         const body = new PassThrough()
         const flowing =

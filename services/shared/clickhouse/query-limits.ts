@@ -154,6 +154,7 @@ function limitsOf(
       text: `max_result_rows (${resultRows}) or max_result_bytes (${resultBytes}): ${words.smaller}`,
     },
   }
+  const resultBytesLimit = limit('max_result_bytes', resultBytes, words.smaller)
   const refused = ({ name, text }: Limit) => {
     exceededTotal.inc({ limit: name, api: words.api })
     return new AppError(words.status, 'query_limit_exceeded', `query exceeded ${text}`)
@@ -180,6 +181,7 @@ function limitsOf(
     deadlineMs: timeMs + GRACE_MS,
     exceeded(err) {
       if (err instanceof DeadlinePassed) return refused(time)
+      if (err instanceof ResultTooLarge) return refused(resultBytesLimit)
       const code = clickHouseCode(err)
       const found = code === undefined ? undefined : byCode[code]
       return found === undefined ? undefined : refused(found)
@@ -189,6 +191,13 @@ function limitsOf(
 
 /** Tally stopped waiting for a query at its deadline. */
 export class DeadlinePassed extends Error {}
+
+/**
+ * The server's summary of a finished query counts more result bytes than max_result_bytes. The
+ * engine checks that limit on its blocks, where a constant column (`SELECT repeat(…) FROM
+ * numbers(…)`) counts one value however many rows it has; its summary counts every row.
+ */
+export class ResultTooLarge extends Error {}
 
 /** The code of an error ClickHouse answered. */
 function clickHouseCode(err: unknown): string | undefined {
