@@ -45,6 +45,8 @@ async function serve() {
     // The organizations' own limits are what the flood meets; everything else is the default.
     TALLY_RATE_LIMIT_PER_MINUTE: '6000',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    // `off` measures without per-organization engine priorities (clickhouse/priority.ts).
+    ...(process.env.TALLY_QUERY_PRIORITY ? { TALLY_QUERY_PRIORITY: process.env.TALLY_QUERY_PRIORITY } : {}),
     ...(process.env.BENCH_KAFKA && process.env.KAFKA_BROKERS
       ? {
           KAFKA_BROKERS: process.env.KAFKA_BROKERS,

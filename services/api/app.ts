@@ -5,6 +5,7 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { BlobStore } from '../shared/blobs/blob-store.ts'
 import { isFilesystemStore } from '../shared/blobs/open.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
+import { createFairShare } from '../shared/clickhouse/priority.ts'
 import { queryLimits, sqlLimits } from '../shared/clickhouse/query-limits.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
@@ -201,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const gate = createQueryGate(
     deps.config.TALLY_QUERY_CONCURRENCY_PER_ORG,
     deps.config.TALLY_QUERY_MAX_EXECUTION_TIME,
+    deps.config.TALLY_QUERY_PRIORITY === 'fair' ? createFairShare() : undefined,
   )
   const { sqlAccess } = deps
   if ('client' in sqlAccess) app.addHook('onClose', () => sqlAccess.client.close())

@@ -270,6 +270,10 @@ const REFERENCE: Record<keyof Config, Described> = {
     meaning:
       'Queries of one organization running at once per API process; the others wait their turn (429 after the time limit).',
   },
+  TALLY_QUERY_PRIORITY: {
+    meaning:
+      "`fair`: each organization's queries run in ClickHouse at the CPU priority (`os_thread_priority`, a nice value 0–19) its use of the last seconds earns, so one organization keeping the engine busy cannot take a core from another's small query; needs the server's CAP_SYS_NICE ([operations.md](operations.md)). `off`: all at 0.",
+  },
   TALLY_METRICS_PORT: {
     meaning:
       '`/livez`, `/readyz` and `/metrics` of a process without the API role (ingest, dispatcher, exporter); `0`: a free one, logged as `health_server_listening`.',

@@ -309,6 +309,7 @@ export const configSchema = z.object({
   TALLY_ANALYST_TIMEOUT: duration('65s', '1s'),
   /** Queries of one organization running at once per API process; the others wait their turn. */
   TALLY_QUERY_CONCURRENCY_PER_ORG: z.coerce.number().int().min(1).max(1024).default(2),
+  TALLY_QUERY_PRIORITY: z.enum(['fair', 'off']).default('fair'),
   /** /metrics for processes without the API role (ingest, dispatcher); unset: none. */
   TALLY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TALLY_SIGNED_LINK_TTL: duration('10m'),

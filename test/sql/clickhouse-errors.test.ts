@@ -7,6 +7,7 @@ import {
   DEFAULT_FAILURE,
   failureOf,
 } from '../../services/shared/clickhouse/errors.ts'
+import { withEnginePriority } from '../../services/shared/clickhouse/priority.ts'
 import { queryLimits, readRows } from '../../services/shared/clickhouse/query-limits.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { AppError } from '../../services/shared/errors.ts'
@@ -137,5 +138,15 @@ describe('ClickHouse errors as callers read them', () => {
     }).catch((e) => e)
     expect(bad).toMatchObject({ status: 400, code: 'bad_request' })
     expect(bad.message).toMatch(/Cannot parse/)
+  })
+
+  it("Tally's own queries (readRows) run at the priority the query gate gave them", async () => {
+    const limits = queryLimits(loadConfig({}))
+    // ClickHouse 26 names the setting os_threads_nice_value_query (os_thread_priority its alias).
+    const statement = { query: "SELECT getSetting('os_threads_nice_value_query') AS p", query_params: {} }
+    expect(await withEnginePriority(9, () => readRows(tally.clickhouse, limits, statement))).toEqual([
+      { p: 9 },
+    ])
+    expect(await readRows(tally.clickhouse, limits, statement)).toEqual([{ p: 0 }])
   })
 })

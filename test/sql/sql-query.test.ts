@@ -429,6 +429,68 @@ describe('SQL query lifetimes', () => {
     })
   }, 60_000)
 
+  it('an organization keeping the engine busy gets a lower CPU priority there; another’s query keeps 0', async () => {
+    const other = await tally.newOrg()
+    /** The os_thread_priority each running caller query carries, by organization. */
+    const priorities = async () => {
+      const rs = await tally.clickhouse.query({
+        // ClickHouse 26 names the setting os_threads_nice_value_query (os_thread_priority its alias).
+        query: `SELECT Settings['os_threads_nice_value_query'] AS p, query FROM system.processes
+                WHERE user = 'tally_sql' AND query NOT LIKE 'EXPLAIN AST%' AND query NOT LIKE '%tokenizeQuery%'`,
+        format: 'JSONEachRow',
+      })
+      return ((await rs.json()) as { p: string; query: string }[]).map((r) => ({
+        priority: r.p === '' ? 0 : Number(r.p),
+        other: r.query.includes('other_org_probe'),
+      }))
+    }
+    const busy = Array.from({ length: 2 }, () =>
+      callApi(tally.app, 'POST', '/v1/sql/query', { as: org, body: { sql: heavy } }),
+    )
+    await waitFor(async () => (await priorities()).length === 2, {
+      timeoutMs: 10_000,
+      what: 'two heavy queries',
+    })
+    const probe = callApi(tally.app, 'POST', '/v1/sql/query', {
+      as: other,
+      body: {
+        sql: `SELECT count() AS other_org_probe FROM numbers(30000000) WHERE sipHash64(number) % 3 = 1`,
+      },
+    })
+    let seen: { priority: number; other: boolean }[] = []
+    await waitFor(
+      async () => {
+        seen = await priorities()
+        return seen.some((p) => p.other)
+      },
+      {
+        timeoutMs: 10_000,
+        what: () => `the other organization's query beside the heavy ones; saw ${JSON.stringify(seen)}`,
+      },
+    )
+    // The busy organization's second query started one step down (6); the other's at 0.
+    expect(
+      seen
+        .filter((p) => !p.other)
+        .map((p) => p.priority)
+        .sort(),
+    ).toEqual([0, 6])
+    expect(seen.filter((p) => p.other).map((p) => p.priority)).toEqual([0])
+    expect((await probe).status).toBe(200)
+    for (const answer of await Promise.all(busy)) expect(answer.status).toBe(422)
+    // Its next query, alone, still pays for the two: what an organization used counts for a while.
+    const next = callApi(tally.app, 'POST', '/v1/sql/query', { as: org, body: { sql: heavy } })
+    await waitFor(
+      async () => {
+        seen = await priorities()
+        return seen.length === 1
+      },
+      { timeoutMs: 10_000, what: 'the next heavy query' },
+    )
+    expect(seen[0]?.priority).toBeGreaterThan(0)
+    expect((await next).status).toBe(422)
+  }, 60_000)
+
   it('a client that goes away ends its query at once, and its slot is free again', async () => {
     const controller = new AbortController()
     const abandoned = fetch(`${tally.url}/v1/sql/query`, {

@@ -1,3 +1,4 @@
+import { type FairShare, withEnginePriority } from '../../shared/clickhouse/priority.ts'
 import { AppError } from '../../shared/errors.ts'
 import { counter } from '../../shared/metrics.ts'
 
@@ -10,8 +11,10 @@ const refused = counter(
  * At most `perOrganization` queries of one organization run at once in this process (ClickHouse
  * work, and the JavaScript work of reading and answering them, which shares one thread with every
  * other organization). The others wait their turn, in order, for up to `waitMs`; then 429.
+ * With `fairShare`, each admitted query runs at the engine priority its organization's recent use
+ * earns (clickhouse/priority.ts), and its time counts until the server is done with it.
  */
-export function createQueryGate(perOrganization: number, waitMs: number) {
+export function createQueryGate(perOrganization: number, waitMs: number, fairShare?: FairShare) {
   const running = new Map<string, number>()
   const waiting = new Map<string, (() => void)[]>()
 
@@ -69,12 +72,18 @@ export function createQueryGate(perOrganization: number, waitMs: number) {
       work: (hold: (until: Promise<unknown>) => void) => Promise<T>,
     ): Promise<T> {
       await enter(organizationId)
+      const share = fairShare?.begin(organizationId)
+      const done = () => {
+        share?.end()
+        leave(organizationId)
+      }
       const held: Promise<unknown>[] = []
       try {
-        return await work((until) => void held.push(until))
+        const admitted = () => work((until) => void held.push(until))
+        return await (share ? withEnginePriority(share.priority, admitted) : admitted())
       } finally {
-        if (held.length === 0) leave(organizationId)
-        else void Promise.allSettled(held).then(() => leave(organizationId))
+        if (held.length === 0) done()
+        else void Promise.allSettled(held).then(done)
       }
     },
   }

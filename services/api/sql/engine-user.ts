@@ -27,7 +27,7 @@ export function sqlUserStatements(database: string, password: string): string[] 
     `CREATE SETTINGS PROFILE OR REPLACE ${USER} SETTINGS allow_introspection_functions = 0 CONST, ` +
       'max_execution_time = 30 MAX 300, max_memory_usage = 1073741824 MAX 8589934592, max_threads = 1 MAX 64, ' +
       "result_overflow_mode = 'throw' CONST, read_overflow_mode = 'throw' CONST, timeout_overflow_mode = 'throw' CONST, " +
-      'allow_get_client_http_header = 1 CONST',
+      'allow_get_client_http_header = 1 CONST, os_thread_priority = 0 MIN 0 MAX 19',
     `CREATE USER OR REPLACE ${USER} IDENTIFIED WITH sha256_password BY '${password}' SETTINGS PROFILE ${USER}`,
     `GRANT SELECT ON ${sqlViewsDatabase(database)}.* TO ${USER}`,
   ]

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
 import { clickHouseAnswer } from '../../shared/clickhouse/errors.ts'
 import { FILE_FORMATS } from '../../shared/clickhouse/file-formats.ts'
+import { enginePriority } from '../../shared/clickhouse/priority.ts'
 import { endQuery, endQueryEventually } from '../../shared/clickhouse/query-end.ts'
 import { DeadlinePassed, type QueryLimits, ResultTooLarge } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
@@ -108,6 +109,8 @@ export function createSqlRunner(
       // When Tally stops waiting (the deadline, a client gone), the server stops working too.
       cancel_http_readonly_queries_on_client_close: 1,
       date_time_output_format: 'iso',
+      // The priority the organization's recent use earns (the query gate decides it).
+      ...enginePriority(),
       ...extra,
       // With the settings above, in the same request: from here on the query can change none.
       readonly: '1',

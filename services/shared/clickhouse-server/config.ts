@@ -338,6 +338,7 @@ ${ceilingSettings}
         <allow_get_client_http_header><const/></allow_get_client_http_header>
 ${ceilingBounds}
         <max_threads><min>1</min><max>${c.threads}</max></max_threads>
+        <os_thread_priority><min>0</min><max>19</max></os_thread_priority>
         <result_overflow_mode><const/></result_overflow_mode>
         <read_overflow_mode><const/></read_overflow_mode>
         <timeout_overflow_mode><const/></timeout_overflow_mode>

@@ -24,6 +24,7 @@ const MS_BIND = 0x1000
 const MS_REC = 0x4000
 const MS_PRIVATE = 0x40000
 const PR_SET_PDEATHSIG = 1
+const PR_SET_KEEPCAPS = 8
 const PR_CAPBSET_DROP = 24
 const PR_SET_NO_NEW_PRIVS = 38
 const PR_CAP_AMBIENT = 47
@@ -32,6 +33,12 @@ const LINUX_CAPABILITY_VERSION_3 = 0x20080522
 const SIGKILL = 9
 /** Capabilities are numbered below this on every kernel Tally runs on (40 on 6.x). */
 const CAP_COUNT = 64
+/**
+ * The one capability the server keeps as real root: it lets ClickHouse run a query's threads at
+ * the priority Tally asks for (os_thread_priority; clickhouse/priority.ts) and set them back
+ * after, as a clickhouse-server package's binary may. Its own PID namespace holds only the server.
+ */
+const CAP_SYS_NICE = 23
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom'] as const
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]))
@@ -91,24 +98,39 @@ export function enterSandbox(options: SandboxOptions): void {
 }
 
 /**
- * As real root: become the unprivileged user (every capability goes with the change of user). In
- * a user namespace (Tally not root) there is no other user to become: drop every capability.
- * Either way no exec can regain any, and the child dies with the launcher.
+ * As real root: become the unprivileged user, keeping CAP_SYS_NICE only. In a user namespace (Tally
+ * not root) there is no other user to become: drop every capability (a nice value lowered back
+ * needs CAP_SYS_NICE of the host, which a namespace cannot give). Either way no exec can regain
+ * any, and the child dies with the launcher.
  */
 function dropPrivileges(runAs: SandboxOptions['runAs']): void {
   // The bounding set first, while the right to change it remains: nothing can ever add one back.
-  for (let cap = 0; cap < CAP_COUNT; cap++) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) // EINVAL past the last one
+  for (let cap = 0; cap < CAP_COUNT; cap++)
+    if (!runAs || cap !== CAP_SYS_NICE) prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) // EINVAL past the last one
   check(prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), 'clearing ambient capabilities')
   if (runAs) {
     check(setgroups(0, null), 'setgroups')
     check(setresgid(runAs.gid, runAs.gid, runAs.gid), `setresgid ${runAs.gid}`)
+    // The permitted set survives the change of user, then holds CAP_SYS_NICE and nothing else.
+    check(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 'keeping capabilities')
     check(setresuid(runAs.uid, runAs.uid, runAs.uid), `setresuid ${runAs.uid}`)
+    check(prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0), 'no longer keeping capabilities')
+    setCapabilities(1 << CAP_SYS_NICE)
   } else {
-    const header = Buffer.alloc(8)
-    header.writeUInt32LE(LINUX_CAPABILITY_VERSION_3, 0)
-    check(capset(header, Buffer.alloc(24)), 'capset')
+    setCapabilities(0)
   }
   check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
   // A change of user clears the parent-death signal the launcher set: set it again.
   check(prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0), 'parent-death signal')
+}
+
+/** Effective and permitted sets: `mask` (capabilities 0–31), none inheritable. */
+function setCapabilities(mask: number): void {
+  const header = Buffer.alloc(8)
+  header.writeUInt32LE(LINUX_CAPABILITY_VERSION_3, 0)
+  // Two struct __user_cap_data_struct { effective, permitted, inheritable } (32 bits each).
+  const data = Buffer.alloc(24)
+  data.writeUInt32LE(mask >>> 0, 0)
+  data.writeUInt32LE(mask >>> 0, 4)
+  check(capset(header, data), 'capset')
 }

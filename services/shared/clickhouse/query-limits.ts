@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import { AppError } from '../errors.ts'
 import { counter } from '../metrics.ts'
 import { clickHouseAnswer } from './errors.ts'
+import { enginePriority } from './priority.ts'
 import { endQuery } from './query-end.ts'
 
 /**
@@ -229,6 +230,8 @@ export async function readRows(
       // When Tally stops waiting (the deadline), the server stops working too.
       clickhouse_settings: {
         ...statement.clickhouse_settings,
+        // The priority the organization's recent use earns (the API's query gate decides it).
+        ...enginePriority(),
         cancel_http_readonly_queries_on_client_close: 1,
       },
       abort_signal: deadline,
