@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { FILE_FORMATS } from '../shared/clickhouse/file-formats.ts'
+import { BACKGROUND_PRIORITY } from '../shared/clickhouse/priority.ts'
 import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../shared/clickhouse/request-table.ts'
 import type { ExportFormat } from '../shared/exports/contract.ts'
 import type { CompiledFilter } from '../shared/filters/compile.ts'
@@ -77,6 +78,8 @@ export function createExportQueries(
     output_format_parquet_row_group_size_bytes: String(64 * 1024 * 1024),
     // When the worker stops reading (shutdown, a lost lease), the server stops too.
     cancel_http_readonly_queries_on_client_close: 1,
+    // Background work: a busy core goes to callers waiting on an answer first.
+    os_thread_priority: String(BACKGROUND_PRIORITY),
   } as const
 
   // Past max_execution_time, how long Tally still waits for ClickHouse's own answer.

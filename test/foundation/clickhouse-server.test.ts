@@ -1,9 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import {
   chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -487,6 +489,8 @@ describe('ClickHouse as a local HTTP server from libchdb.so', () => {
 
 describe('containment of the server process', () => {
   const CI = process.env.CI === 'true' || process.env.CI === '1'
+  /** CapEff / CapBnd holding CAP_SYS_NICE (23) alone. */
+  const CAP_SYS_NICE_ONLY = '0000000000800000'
 
   /** Reading a value of /proc/<pid>/status. */
   const statusOf = (pid: number, field: string) =>
@@ -499,8 +503,12 @@ describe('containment of the server process', () => {
       console.warn(`!!! containment not available here, its checks skipped: ${server.containment} !!!`)
       return
     }
-    expect(statusOf(server.pid, 'CapEff')).toBe('0000000000000000')
-    expect(statusOf(server.pid, 'CapBnd')).toBe('0000000000000000')
+    // As root it keeps CAP_SYS_NICE and nothing else (query priorities); otherwise nothing.
+    const capabilities = process.getuid?.() === 0 ? CAP_SYS_NICE_ONLY : '0000000000000000'
+    expect(statusOf(server.pid, 'CapEff')).toBe(capabilities)
+    expect(statusOf(server.pid, 'CapBnd')).toBe(capabilities)
+    expect(statusOf(server.pid, 'CapInh')).toBe('0000000000000000')
+    expect(statusOf(server.pid, 'CapAmb')).toBe('0000000000000000')
     expect(statusOf(server.pid, 'NoNewPrivs')).toBe('1')
     if (process.getuid?.() === 0) expect(statusOf(server.pid, 'Uid')?.split(/\s+/)[0]).not.toBe('0')
     expect(readFileSync(`/proc/${server.pid}/environ`, 'utf8')).toBe('')
@@ -535,6 +543,45 @@ describe('containment of the server process', () => {
     expect(await one(pids)).toBe('[{"pids":["1"]}]')
     await client.close()
   })
+
+  it("as root, runs a query's threads at the priority it asks for, and sets them back after", async () => {
+    const server = await start({ dataDir: tempDir(), containment: CI ? 'required' : 'auto' })
+    if (process.getuid?.() !== 0 || !server.containment.startsWith('contained')) {
+      console.warn('!!! not root or not contained: the query priority check is skipped !!!')
+      return
+    }
+    /** The nice value of each of the server's threads (field 19 of /proc/<pid>/task/<tid>/stat). */
+    const nices = () =>
+      readdirSync(`/proc/${server.pid}/task`).flatMap((tid) => {
+        try {
+          const stat = readFileSync(`/proc/${server.pid}/task/${tid}/stat`, 'utf8')
+          return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])]
+        } catch {
+          return [] // the thread ended meanwhile
+        }
+      })
+    const client = clientFor(server)
+    const queryId = randomUUID()
+    const running = client
+      .query({
+        query: 'SELECT sum(cityHash64(number)) FROM numbers(100000000000)',
+        query_id: queryId,
+        clickhouse_settings: { max_threads: 1, os_thread_priority: '19', max_execution_time: 30 },
+      })
+      .catch((err: Error) => err)
+    await waitFor(() => nices().includes(19), { timeoutMs: 10_000, what: 'a server thread at nice 19' })
+    // As Tally ends a query it stops waiting for (clickhouse/query-end.ts).
+    await client.command({
+      query: `KILL QUERY WHERE query_id = {id:String} SYNC`,
+      query_params: { id: queryId },
+    })
+    expect(String(await running)).toMatch(/QUERY_WAS_CANCELLED|cancelled/i)
+    await waitFor(() => !nices().includes(19), {
+      timeoutMs: 10_000,
+      what: () => `every server thread back from nice 19; nice values ${nices().join(',')}`,
+    })
+    await client.close()
+  }, 60_000)
 
   it('as a user other than root, shuts it in with a user namespace', async () => {
     const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path))

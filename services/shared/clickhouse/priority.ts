@@ -14,6 +14,8 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 
 /** The nicest a query can be: Linux's lowest priority. */
 export const LOWEST_PRIORITY = 19
+/** Work nobody waits on an answer for (exports): below any organization's first query. */
+export const BACKGROUND_PRIORITY = 10
 /** How fast what an organization used is forgotten: half of it after this long. */
 const HALF_LIFE_MS = 10_000
 /** Cores an organization may keep busy on average before its queries lose priority. */
