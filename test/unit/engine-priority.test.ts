@@ -38,12 +38,12 @@ describe('engine priority: an organization keeping ClickHouse busy gets less of 
     // The heavy organization: two queries of 2 s each, back to back, for 20 s.
     const heavy: number[] = []
     for (let i = 0; i < 10; i++) {
-      const a = share.begin('heavy')
-      const b = share.begin('heavy')
+      const a = share.start('heavy')
+      const b = share.start('heavy')
       heavy.push(a.priority, b.priority)
       // The calm organization: a 20 ms query every 200 ms meanwhile.
       for (let j = 0; j < 10; j++) {
-        const q = share.begin('calm')
+        const q = share.start('calm')
         expect(q.priority).toBe(0)
         c.advance(20)
         q.end()
@@ -59,21 +59,21 @@ describe('engine priority: an organization keeping ClickHouse busy gets less of 
   it('forgets: after a quiet half minute the heavy organization is back at 0, and no longer tracked', () => {
     const c = clock()
     const share = createFairShare(c.now)
-    const q = share.begin('heavy')
+    const q = share.start('heavy')
     c.advance(30_000)
-    const second = share.begin('heavy')
+    const second = share.start('heavy')
     expect(second.priority).toBeGreaterThan(10) // the running 30 s query counts
     second.end()
     q.end()
     c.advance(120_000)
-    const next = share.begin('heavy')
+    const next = share.start('heavy')
     expect(next.priority).toBe(0)
     next.end()
     next.end() // a second end changes nothing
     // Still running nothing, its use decayed below a millisecond after long enough.
     expect(share.size()).toBe(1)
     c.advance(600_000)
-    share.begin('other').end()
+    share.start('other').end()
     expect(share.size()).toBe(1)
   })
 

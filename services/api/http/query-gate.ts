@@ -72,7 +72,7 @@ export function createQueryGate(perOrganization: number, waitMs: number, fairSha
       work: (hold: (until: Promise<unknown>) => void) => Promise<T>,
     ): Promise<T> {
       await enter(organizationId)
-      const share = fairShare?.begin(organizationId)
+      const share = fairShare?.start(organizationId)
       const done = () => {
         share?.end()
         leave(organizationId)

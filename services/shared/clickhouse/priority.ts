@@ -58,7 +58,7 @@ export function createFairShare(now: () => number = Date.now) {
      * A query of `organizationId` starts: its nice value, and `end` to call when the server is
      * done with it.
      */
-    begin(organizationId: string): { priority: number; end(): void } {
+    start(organizationId: string): { priority: number; end(): void } {
       const t = now()
       sweep(t)
       const u = usage.get(organizationId) ?? { usedMs: 0, at: t, running: new Set() }
