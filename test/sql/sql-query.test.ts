@@ -276,6 +276,12 @@ describe('SQL limits', () => {
     })
     expect(res.status).toBe(400)
     expect(res.error).toMatch(/^sql: Cannot modify 'max_rows_to_read' setting in readonly mode/)
+    // Nor raise its CPU priority above other organizations' (a negative nice value).
+    const raised = await sqlQuery(tally, a, { sql: 'SELECT 1 SETTINGS os_thread_priority = -20' })
+    expect(raised.status).toBe(400)
+    expect(raised.error).toMatch(
+      /^sql: Cannot modify 'os_thread(s_nice_value_query|_priority)' setting in readonly mode/,
+    )
   })
 })
 
