@@ -12,6 +12,12 @@
 // and the in-process transport by default; BENCH_KAFKA=1 with KAFKA_BROKERS publishes through
 // Kafka (fresh topics), REDIS_URL shares the rate limits through Redis, DATABASE_URL is used when
 // set. BENCH_CLASSES=flood,otlp runs only those classes (and the ceiling).
+//
+// BENCH_SPLIT=1 (with BENCH_KAFKA=1, KAFKA_BROKERS and DATABASE_URL) runs Tally as the distributed
+// mode does: the API in the `--serve` process, ingest, dispatcher and exporter in a fourth
+// (`--workers`), on the same ClickHouse server. Every class also prints how long the calm
+// organization's events took from being sent to being queryable (ingested_at − created_at), and the
+// flood class its intake and queryable p99 beside the ceiling's (the Kafka path's target: 1.5×).
 import { type ChildProcess, fork } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
@@ -22,6 +28,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const READY_TIMEOUT_MS = 180_000
 const CALM_P99_TARGET_MS = 250
+/** A calm tenant's intake and sent→queryable p99 beside a flood, over the same alone. */
+const FLOOD_RATIO_TARGET = 1.5
 const CLASSES = ['none', 'big-answer', 'heavy-rows', 'otlp', 'exports', 'flood'] as const
 type HostileClass = (typeof CLASSES)[number]
 
@@ -37,10 +45,15 @@ interface Probe {
   callerQueries: number
 }
 
-async function serve() {
-  const { startBenchTally } = await import('./tally.ts')
-  const run = Date.now().toString(36)
-  const tally = await startBenchTally('bench fairness calm', {
+const SPLIT = process.env.BENCH_SPLIT === '1'
+if (SPLIT && !(process.env.BENCH_KAFKA && process.env.KAFKA_BROKERS && process.env.DATABASE_URL))
+  throw new Error(
+    'BENCH_SPLIT=1 needs BENCH_KAFKA=1, KAFKA_BROKERS and DATABASE_URL: its processes share them',
+  )
+
+/** Tally's environment, the same in the API's process and the workers' (topics named by `run`). */
+function tallyEnv(run: string): Record<string, string> {
+  return {
     TALLY_DATA_DIR: process.env.BENCH_DATA_DIR as string,
     // The organizations' own limits are what the flood meets; everything else is the default.
     TALLY_RATE_LIMIT_PER_MINUTE: '6000',
@@ -55,7 +68,50 @@ async function serve() {
           TALLY_CONSUMER_GROUP_PREFIX: `bench-fairness-${run}-`,
         }
       : {}),
+  }
+}
+
+/** With BENCH_SPLIT: ingest, dispatcher and exporter, in a process of their own. */
+async function workers() {
+  const { loadConfig } = await import('../services/shared/config.ts')
+  const { createLogger } = await import('../services/shared/logger.ts')
+  const { createShutdown } = await import('../services/shared/shutdown.ts')
+  const { startTally } = await import('../services/standalone/compose.ts')
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    TALLY_LOG_LEVEL: 'warn',
+    DATABASE_URL: process.env.DATABASE_URL as string,
+    ...tallyEnv(process.env.BENCH_RUN as string),
   })
+  const log = createLogger(config, 'bench fairness workers')
+  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
+  await startTally(config, log, shutdown, { api: false, ingest: true, dispatcher: true, exporter: true })
+  process.on('message', async () => {
+    await shutdown.run('bench done')
+    process.exit(0)
+  })
+  process.send?.('ready')
+}
+
+async function serve() {
+  const { startBenchTally } = await import('./tally.ts')
+  const run = Date.now().toString(36)
+  const tally = await startBenchTally(
+    'bench fairness calm',
+    tallyEnv(run),
+    SPLIT ? { api: true, ingest: false, dispatcher: false, exporter: false } : undefined,
+  )
+  // Started once the API's process owns the ClickHouse server: the workers attach to it.
+  const split = SPLIT
+    ? fork(new URL(import.meta.url).pathname, ['--workers'], { env: { ...process.env, BENCH_RUN: run } })
+    : undefined
+  if (split)
+    await new Promise((resolve, reject) => {
+      split.once('message', resolve)
+      split.once('exit', (code) =>
+        reject(new Error(`the workers' process exited (${code}) before it was ready`)),
+      )
+    })
   const sql = tally.engines.postgres?.sql
   const ch = tally.engines.clickhouse?.client
   if (!sql || !ch) throw new Error('the bench needs Postgres and ClickHouse')
@@ -79,8 +135,27 @@ async function serve() {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
   }, 100)
   process.send?.({ url: tally.url, calm: tally.key, hostile })
-  process.on('message', async (m: string) => {
-    if (m === 'reset') {
+  process.on('message', async (m: string | { queryable: { from: number; events: number } }) => {
+    if (typeof m === 'object') {
+      // The calm organization's events sent since `from`: once all are queryable, how long each took.
+      const { from, events } = m.queryable
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        const rs = await ch.query({
+          query: `SELECT count() AS n, quantileExact(0.99)(toUnixTimestamp64Milli(ingested_at) - toUnixTimestamp64Milli(request_created_at)) AS p99
+                  FROM request_response_rmt FINAL
+                  WHERE organization_id = {org:UUID} AND request_created_at >= fromUnixTimestamp64Milli({from:Int64})`,
+          query_params: { org: tally.organizationId, from },
+          format: 'JSONEachRow',
+        })
+        const [row] = await rs.json<{ n: string; p99: number }>()
+        if (Number(row?.n) >= events || Date.now() > deadline) {
+          process.send?.({ queryableP99Ms: Number(row?.n) >= events ? Number(row?.p99) : Number.NaN })
+          return
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+    } else if (m === 'reset') {
       loop.reset()
       rssPeak = process.memoryUsage.rss()
       process.send?.('reset')
@@ -98,6 +173,10 @@ async function serve() {
       process.send?.(probe)
     } else if (m === 'stop') {
       clearInterval(sampler)
+      if (split) {
+        split.send('stop')
+        await new Promise((resolve) => split.once('exit', resolve))
+      }
       await tally.shutdown.run('bench done')
       process.exit(0)
     }
@@ -229,6 +308,8 @@ async function hostile() {
 
 interface Calm {
   intake: number[]
+  /** Events acknowledged (201). */
+  events: number
   sql: number[]
   failures: Record<string, number>
   readyNot200: number
@@ -236,7 +317,7 @@ interface Calm {
 
 async function calmFor(url: string, key: string, ms: number): Promise<Calm> {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
-  const calm: Calm = { intake: [], sql: [], failures: {}, readyNot200: 0 }
+  const calm: Calm = { intake: [], events: 0, sql: [], failures: {}, readyNot200: 0 }
   const until = performance.now() + ms
   const timed = async (into: number[], what: string, send: () => Promise<Response>) => {
     const t = performance.now()
@@ -253,11 +334,23 @@ async function calmFor(url: string, key: string, ms: number): Promise<Calm> {
   }
   const pending: Promise<void>[] = []
   for (let tick = 0; performance.now() < until; tick++) {
-    const events = Array.from({ length: 10 }, (_, i) => ({ model: 'gpt-4o-mini', prompt_tokens: tick + i }))
+    // Sent now (its created_at): queryable when its ingested_at says.
+    const createdAt = Date.now()
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      model: 'gpt-4o-mini',
+      prompt_tokens: tick + i,
+      created_at: createdAt,
+    }))
     pending.push(
-      timed(calm.intake, 'intake', () =>
-        fetch(`${url}/v1/request/log`, { method: 'POST', headers, body: JSON.stringify({ events }) }),
-      ),
+      timed(calm.intake, 'intake', async () => {
+        const res = await fetch(`${url}/v1/request/log`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ events }),
+        })
+        if (res.status === 201) calm.events += events.length
+        return res
+      }),
       timed(calm.sql, 'sql', () =>
         fetch(`${url}/v1/sql/query`, {
           method: 'POST',
@@ -291,7 +384,7 @@ const percentile = (xs: number[], p: number) => {
     : Number.NaN
 }
 
-const ask = <T>(child: ChildProcess, message: string): Promise<T> =>
+const ask = <T>(child: ChildProcess, message: string | object): Promise<T> =>
   new Promise((resolve) => {
     child.once('message', (m) => resolve(m as T))
     child.send(message)
@@ -317,6 +410,8 @@ async function measure() {
     // A warm-up: the first queries compile and cache what every later one reuses.
     await calmFor(ready.url, ready.calm, 3_000)
     const rows: string[] = []
+    let ceiling: { intakeP99: number; queryableP99Ms: number } | undefined
+    let flood: typeof ceiling
     for (const kind of selected) {
       await ask(tally, 'reset')
       const load =
@@ -335,9 +430,16 @@ async function measure() {
             load.once('message', (m) => resolve(m as Record<string, number>)),
           )
         : Promise.resolve({})
+      const from = Date.now()
       const calm = await calmFor(ready.url, ready.calm, SECONDS * 1000)
       load?.send('stop')
       const hostileAnswers = await answers
+      const { queryableP99Ms } = await ask<{ queryableP99Ms: number }>(tally, {
+        queryable: { from, events: calm.events },
+      })
+      const intakeP99 = percentile(calm.intake, 0.99)
+      if (kind === 'none') ceiling = { intakeP99, queryableP99Ms }
+      if (kind === 'flood') flood = { intakeP99, queryableP99Ms }
       // What the hostile organization started must have ended on the server 2 s after it stopped.
       await new Promise((resolve) => setTimeout(resolve, 2_000))
       const probe = await ask<Probe>(tally, 'probe')
@@ -350,6 +452,7 @@ async function measure() {
           percentile(calm.sql, 0.5).toFixed(0).padStart(6),
           percentile(calm.sql, 0.99).toFixed(0).padStart(6),
           (p99 < CALM_P99_TARGET_MS ? 'met' : 'NOT met').padStart(7),
+          queryableP99Ms.toFixed(0).padStart(9),
           probe.loopP99Ms.toFixed(0).padStart(7),
           probe.rssPeakMb.toFixed(0).padStart(7),
           String(calm.readyNot200).padStart(8),
@@ -360,10 +463,18 @@ async function measure() {
       console.log(rows.at(-1))
     }
     console.log(
-      `\nclass       intake ms      sql ms       p99<${CALM_P99_TARGET_MS}  loop p99  RSS MB  readyz≠200  queries 2 s after`,
+      `\nclass       intake ms      sql ms       p99<${CALM_P99_TARGET_MS} queryable  loop p99  RSS MB  readyz≠200  queries 2 s after`,
     )
-    console.log('             p50    p99    p50    p99')
+    console.log('             p50    p99    p50    p99           p99 ms')
     for (const row of rows) console.log(row)
+    if (ceiling && flood) {
+      const ratio = (a: number, b: number) => (a / b).toFixed(2)
+      console.log(
+        `\nflood beside the ceiling (target ≤ ${FLOOD_RATIO_TARGET}): calm intake p99 ${ratio(flood.intakeP99, ceiling.intakeP99)}×, ` +
+          `sent→queryable p99 ${ratio(flood.queryableP99Ms, ceiling.queryableP99Ms)}× ` +
+          `(${SPLIT ? 'API, workers and ClickHouse as separate processes, Kafka' : 'every role in one process'})`,
+      )
+    }
     console.log(
       `\n'none' is the ceiling: the calm organization alone, same run. ${SECONDS} s per class; load average at the end: ${loadavg()[0]?.toFixed(2)}`,
     )
@@ -375,5 +486,6 @@ async function measure() {
 }
 
 if (process.argv[2] === '--serve') await serve()
+else if (process.argv[2] === '--workers') await workers()
 else if (process.argv[2] === '--hostile') await hostile()
 else await measure()

@@ -3,7 +3,7 @@ import { type Config, loadConfig } from '../services/shared/config.ts'
 import type { Engines } from '../services/shared/engines.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { createShutdown, type Shutdown } from '../services/shared/shutdown.ts'
-import { startTally } from '../services/standalone/compose.ts'
+import { ALL_ROLES, type Roles, startTally } from '../services/standalone/compose.ts'
 
 export interface BenchTally {
   config: Config
@@ -16,10 +16,15 @@ export interface BenchTally {
 }
 
 /**
- * Tally as `npm start` composes it (every role, embedded engines but DATABASE_URL when set), on
+ * Tally as `npm start` composes it (every role unless `roles` names some, embedded engines but
+ * DATABASE_URL when set), on
  * loopback, with a rate limit no bench reaches, and one organization named `name`.
  */
-export async function startBenchTally(name: string, env: Record<string, string>): Promise<BenchTally> {
+export async function startBenchTally(
+  name: string,
+  env: Record<string, string>,
+  roles: Roles = ALL_ROLES,
+): Promise<BenchTally> {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -32,12 +37,7 @@ export async function startBenchTally(name: string, env: Record<string, string>)
   const log = createLogger(config, name)
   const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   try {
-    const started = await startTally(config, log, shutdown, {
-      api: true,
-      ingest: true,
-      dispatcher: true,
-      exporter: true,
-    })
+    const started = await startTally(config, log, shutdown, roles)
     const sql = started.engines.postgres?.sql
     if (!started.url || !sql) throw new Error('tally did not start its API')
     const { organization, secret } = await createApiKeyRepo(sql).createOrganization(name)
