@@ -73,19 +73,17 @@ function tallyEnv(run: string): Record<string, string> {
 
 /** With BENCH_SPLIT: ingest, dispatcher and exporter, in a process of their own. */
 async function workers() {
-  const { loadConfig } = await import('../services/shared/config.ts')
-  const { createLogger } = await import('../services/shared/logger.ts')
-  const { createShutdown } = await import('../services/shared/shutdown.ts')
-  const { startTally } = await import('../services/standalone/compose.ts')
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    TALLY_LOG_LEVEL: 'warn',
-    DATABASE_URL: process.env.DATABASE_URL as string,
-    ...tallyEnv(process.env.BENCH_RUN as string),
-  })
-  const log = createLogger(config, 'bench fairness workers')
-  const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
-  await startTally(config, log, shutdown, { api: false, ingest: true, dispatcher: true, exporter: true })
+  const { startBenchRoles } = await import('./tally.ts')
+  const { shutdown } = await startBenchRoles(
+    'bench fairness workers',
+    tallyEnv(process.env.BENCH_RUN as string),
+    {
+      api: false,
+      ingest: true,
+      dispatcher: true,
+      exporter: true,
+    },
+  )
   process.on('message', async () => {
     await shutdown.run('bench done')
     process.exit(0)

@@ -16,15 +16,10 @@ export interface BenchTally {
 }
 
 /**
- * Tally as `npm start` composes it (every role unless `roles` names some, embedded engines but
- * DATABASE_URL when set), on
- * loopback, with a rate limit no bench reaches, and one organization named `name`.
+ * The roles `roles` of Tally as `npm start` composes them (embedded engines but DATABASE_URL when
+ * set), on loopback, with a rate limit no bench reaches. What started stops again if a step fails.
  */
-export async function startBenchTally(
-  name: string,
-  env: Record<string, string>,
-  roles: Roles = ALL_ROLES,
-): Promise<BenchTally> {
+export async function startBenchRoles(name: string, env: Record<string, string>, roles: Roles) {
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -37,7 +32,25 @@ export async function startBenchTally(
   const log = createLogger(config, name)
   const shutdown = createShutdown(log, config.TALLY_SHUTDOWN_STEP_TIMEOUT)
   try {
-    const started = await startTally(config, log, shutdown, roles)
+    return { config, shutdown, started: await startTally(config, log, shutdown, roles) }
+  } catch (err) {
+    // What started before the failure (embedded Postgres, the ClickHouse server) stops with it.
+    await shutdown.run('bench start failed')
+    throw err
+  }
+}
+
+/**
+ * Tally as `npm start` composes it (every role unless `roles` names some) by startBenchRoles, and
+ * one organization named `name`.
+ */
+export async function startBenchTally(
+  name: string,
+  env: Record<string, string>,
+  roles: Roles = ALL_ROLES,
+): Promise<BenchTally> {
+  const { config, shutdown, started } = await startBenchRoles(name, env, roles)
+  try {
     const sql = started.engines.postgres?.sql
     if (!started.url || !sql) throw new Error('tally did not start its API')
     const { organization, secret } = await createApiKeyRepo(sql).createOrganization(name)
@@ -50,7 +63,6 @@ export async function startBenchTally(
       shutdown,
     }
   } catch (err) {
-    // What started before the failure (embedded Postgres, the ClickHouse server) stops with it.
     await shutdown.run('bench start failed')
     throw err
   }
