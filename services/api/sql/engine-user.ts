@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto'
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client'
 import { connectSql } from '../../shared/clickhouse/client.ts'
+import { LOWEST_PRIORITY } from '../../shared/clickhouse/priority.ts'
 import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import { sqlViewsDatabase } from '../../shared/clickhouse/sql-views.ts'
 import type { Config } from '../../shared/config.ts'
@@ -27,7 +28,7 @@ export function sqlUserStatements(database: string, password: string): string[] 
     `CREATE SETTINGS PROFILE OR REPLACE ${USER} SETTINGS allow_introspection_functions = 0 CONST, ` +
       'max_execution_time = 30 MAX 300, max_memory_usage = 1073741824 MAX 8589934592, max_threads = 1 MAX 64, ' +
       "result_overflow_mode = 'throw' CONST, read_overflow_mode = 'throw' CONST, timeout_overflow_mode = 'throw' CONST, " +
-      'allow_get_client_http_header = 1 CONST, os_thread_priority = 0 MIN 0 MAX 19',
+      `allow_get_client_http_header = 1 CONST, os_thread_priority = 0 MIN 0 MAX ${LOWEST_PRIORITY}`,
     `CREATE USER OR REPLACE ${USER} IDENTIFIED WITH sha256_password BY '${password}' SETTINGS PROFILE ${USER}`,
     `GRANT SELECT ON ${sqlViewsDatabase(database)}.* TO ${USER}`,
   ]

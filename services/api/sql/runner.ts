@@ -173,11 +173,12 @@ export function createSqlRunner(
         })
         // The answer is whole on the server now, and its summary counts what the engine's own
         // check of max_result_bytes can miss (a constant column): over it, a 422, not a stream.
-        if (Number(summary?.result_bytes ?? 0) > Number(limits.settings.max_result_bytes)) {
+        const maxResultBytes = Number(limits.settings.max_result_bytes)
+        if (Number(summary?.result_bytes ?? 0) > maxResultBytes) {
           stream.destroy()
           throw new ResultTooLarge(`the answer holds ${summary?.result_bytes} bytes`)
         }
-        const capped = capBytes(Number(limits.settings.max_result_bytes) * TEXT_PER_RESULT_BYTE)
+        const capped = capBytes(maxResultBytes * TEXT_PER_RESULT_BYTE)
         const body = new PassThrough()
         const flowing =
           format === 'json' ? pipeline(stream, jsonEnvelope(), capped, body) : pipeline(stream, capped, body)

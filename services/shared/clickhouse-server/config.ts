@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import { LOWEST_PRIORITY } from '../clickhouse/priority.ts'
 import { FILES } from './protocol.ts'
 
 interface User {
@@ -338,7 +339,7 @@ ${ceilingSettings}
         <allow_get_client_http_header><const/></allow_get_client_http_header>
 ${ceilingBounds}
         <max_threads><min>1</min><max>${c.threads}</max></max_threads>
-        <os_thread_priority><min>0</min><max>19</max></os_thread_priority>
+        <os_thread_priority><min>0</min><max>${LOWEST_PRIORITY}</max></os_thread_priority>
         <result_overflow_mode><const/></result_overflow_mode>
         <read_overflow_mode><const/></read_overflow_mode>
         <timeout_overflow_mode><const/></timeout_overflow_mode>
