@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { clickHouseStartUp } from '../shared/engines.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
@@ -36,7 +37,9 @@ export const apiRole: ServingRole<ApiStarted> = {
       log,
       sql: postgres.sql,
       clickhouse: clickhouse.client,
-      sqlAccess: await openSqlAccess({ config, admin: clickhouse.client, sqlUrl: clickhouse.sqlUrl, log }),
+      sqlAccess: await clickHouseStartUp(config, log)('sql access', () =>
+        openSqlAccess({ config, admin: clickhouse.client, sqlUrl: clickhouse.sqlUrl, log }),
+      ),
       blobs,
       publisher,
       rateLimiter,

@@ -53,6 +53,10 @@ const REFERENCE: Record<keyof Config, Described> = {
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: {
     meaning: 'How long a ClickHouse request may go without a byte from the server (long migrations, merges).',
   },
+  TALLY_CLICKHOUSE_STARTUP_TIMEOUT: {
+    meaning:
+      'How long a process retries its ClickHouse start-up steps (database, migrations, views) while the server or a node of the cluster refuses or drops connections, before it exits 1 naming the step.',
+  },
   TALLY_CLICKHOUSE_HTTP_PORT: {
     meaning: "The embedded ClickHouse server's HTTP port (127.0.0.1 only).",
     unset: 'a free port',

@@ -120,6 +120,11 @@ export const configSchema = z.object({
   CLICKHOUSE_URL: optionalString,
   /** How long a ClickHouse request may go without a byte from the server (migrations, merges). */
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: duration('60s'),
+  /**
+   * How long a process keeps retrying its ClickHouse start-up steps (database, migrations, views)
+   * while the server, or a node of the cluster, refuses or drops the connection.
+   */
+  TALLY_CLICKHOUSE_STARTUP_TIMEOUT: duration('60s', '1s', '1h'),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**

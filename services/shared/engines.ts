@@ -1,6 +1,7 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
 import { type ClickHouseHandle, openClickHouse } from './clickhouse/client.ts'
+import { causedByClickHouseUnavailable } from './clickhouse/errors.ts'
 import { ensureSqlViews } from './clickhouse/sql-views.ts'
 import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -53,15 +54,21 @@ export async function openEngines(
           throw new Error(
             'a process that migrates ClickHouse needs Postgres: its migration lock is kept there',
           )
-        const ch = await openClickHouse(config, log)
+        const retrying = clickHouseStartUp(config, log)
+        const ch = await retrying('connect', () => openClickHouse(config, log))
         shutdown.add('clickhouse', () => ch.close())
         const lock = postgresMigrationLock((await postgres).sql, CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS)
-        await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log, {
-          lock,
-          layout: ch.layout,
-          nodes: ch.nodes,
-        })
-        await ensureSqlViews(ch.client, config.CLICKHOUSE_DATABASE, ch.layout, ch.nodes)
+        // A run stopped by a dropped connection resumes at its first unrecorded step (migrate.ts).
+        await retrying('migrations', () =>
+          migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, log, {
+            lock,
+            layout: ch.layout,
+            nodes: ch.nodes,
+          }),
+        )
+        await retrying('sql views', () =>
+          ensureSqlViews(ch.client, config.CLICKHOUSE_DATABASE, ch.layout, ch.nodes),
+        )
         engines.clickhouse = ch
       })(),
     needs.blobs &&
@@ -81,4 +88,35 @@ export async function openEngines(
     'engines_ready',
   )
   return engines
+}
+
+/**
+ * Runs ClickHouse's start-up steps again while the server, or a node of the cluster, cannot take
+ * them (refused, reset, a shard unreachable: a server restarting beside this process), until
+ * TALLY_CLICKHOUSE_STARTUP_TIMEOUT from the first step; then fails naming the step, the server and
+ * the deadline. Every step is idempotent. Any other failure (a refused statement, the migration
+ * lock's own deadline) ends the start at once.
+ */
+export function clickHouseStartUp(config: Config, log: Logger) {
+  const deadline = Date.now() + config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT
+  const where = config.CLICKHOUSE_URL
+    ? config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@')
+    : 'the embedded server'
+  return async <T>(step: string, run: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1, pause = 100; ; attempt++, pause = Math.min(pause * 2, 2_000)) {
+      try {
+        return await run()
+      } catch (err) {
+        if (!causedByClickHouseUnavailable(err)) throw err
+        const left = deadline - Date.now()
+        if (left <= pause)
+          throw new Error(
+            `ClickHouse at ${where}: ${step} could not reach the server within ${config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT} ms (TALLY_CLICKHOUSE_STARTUP_TIMEOUT, ${attempt} attempts): ${(err as Error).message}`,
+            { cause: err },
+          )
+        log.warn({ engine: 'clickhouse', step, attempt, retryInMs: pause, err }, 'clickhouse_startup_retry')
+        await new Promise((resolve) => setTimeout(resolve, pause))
+      }
+    }
+  }
 }

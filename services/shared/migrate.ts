@@ -237,7 +237,12 @@ export async function migrateClickHouse(
             try {
               await node.command({ query: step.sql })
             } catch (err) {
-              throw new Error(`clickhouse migration ${label} failed at step ${i}: ${(err as Error).message}`)
+              throw new Error(
+                `clickhouse migration ${label} failed at step ${i}: ${(err as Error).message}`,
+                {
+                  cause: err,
+                },
+              )
             }
           }
           await client.insert({

@@ -5,7 +5,9 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createS3BlobStore } from '../../services/shared/blobs/s3.ts'
 import { loadConfig } from '../../services/shared/config.ts'
+import { openEngines } from '../../services/shared/engines.ts'
 import { openPostgres } from '../../services/shared/postgres.ts'
+import { createShutdown } from '../../services/shared/shutdown.ts'
 import { engines, processDataDir } from '../support/harness.ts'
 import { silentServer } from '../support/silent-server.ts'
 import { tcpProxy } from '../support/tcp-proxy.ts'
@@ -51,6 +53,136 @@ describe('engines that never answer', () => {
     await expect(opening).rejects.toThrowError(
       `S3 HEAD tally-exports at ${endpoint}: no answer within 300 ms (TALLY_S3_REQUEST_TIMEOUT)`,
     )
+  })
+})
+
+// A ClickHouse server restarting beside a starting process (a shard back from a stop, the server's
+// own upgrade) drops its connections: the start-up steps are run again until they pass, and a
+// server that never takes them ends the start after TALLY_CLICKHOUSE_STARTUP_TIMEOUT, naming it.
+describe('a ClickHouse that drops connections while a process starts', () => {
+  const startThrough = async (proxyPort: number, env: Record<string, string> = {}) => {
+    const lines: Array<Record<string, unknown>> = []
+    let onLine: (line: Record<string, unknown>) => void = () => {}
+    const log = pino(
+      { level: 'info' },
+      {
+        write(text: string) {
+          const line = JSON.parse(text) as Record<string, unknown>
+          lines.push(line)
+          onLine(line)
+        },
+      },
+    )
+    const url = new URL(engines().clickhouseUrl)
+    url.host = `127.0.0.1:${proxyPort}`
+    const database = `test_${process.pid}_startup_${randomUUID().slice(0, 8)}`
+    const config = loadConfig({
+      DATABASE_URL: engines().postgresUrl,
+      CLICKHOUSE_URL: url.toString(),
+      CLICKHOUSE_DATABASE: database,
+      TALLY_DATA_DIR: processDataDir(),
+      ...env,
+    })
+    const shutdown = createShutdown(log, 5_000)
+    const open = () => openEngines(config, log, shutdown, { postgres: true, clickhouse: true })
+    return {
+      lines,
+      database,
+      open,
+      whenLogged: (on: (line: Record<string, unknown>) => void) => {
+        onLine = on
+      },
+      close: () => shutdown.run('test finished'),
+    }
+  }
+  const proxyToClickHouse = () => {
+    const target = new URL(engines().clickhouseUrl)
+    return tcpProxy({ host: target.hostname, port: Number(target.port) })
+  }
+
+  it('retries the connection and a migration run cut in the middle, and the database is whole', async () => {
+    const proxy = await proxyToClickHouse()
+    const start = await startThrough(proxy.port)
+    try {
+      proxy.resetNext(2)
+      let cut = false
+      // After the first migration file, the server "restarts": open connections close and the
+      // next two are reset at their first request.
+      start.whenLogged((line) => {
+        if (line.msg !== 'clickhouse_migration_applied' || cut) return
+        cut = true
+        proxy.dropConnections()
+        proxy.resetNext(2)
+      })
+      const opened = await start.open()
+      expect(cut).toBe(true)
+      expect(proxy.resets()).toBe(4)
+      const retries = start.lines.filter((l) => l.msg === 'clickhouse_startup_retry')
+      expect(retries.map((l) => l.step)).toContain('connect')
+      expect(retries.map((l) => l.step)).toContain('migrations')
+      expect(retries.every((l) => l.level === 40 && l.engine === 'clickhouse')).toBe(true)
+      // Every file recorded once, every table there: the cut run resumed where it stopped.
+      const client = opened.clickhouse?.client
+      if (!client) throw new Error('no ClickHouse handle')
+      const recorded = await (
+        await client.query({
+          query: 'SELECT version, count() AS n FROM schema_migrations GROUP BY version ORDER BY version',
+          format: 'JSONEachRow',
+        })
+      ).json<{ version: number; n: number }>()
+      expect(recorded.length).toBeGreaterThan(1)
+      expect(recorded.every((r) => Number(r.n) === 1)).toBe(true)
+      const tables = await (
+        await client.query({
+          query: 'SELECT name FROM system.tables WHERE database = currentDatabase()',
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string }>()
+      expect(tables.map((t) => t.name)).toEqual(
+        expect.arrayContaining(['request_response_rmt', 'request_hours', 'session_hours']),
+      )
+      await client.command({ query: `DROP DATABASE ${start.database}` })
+    } finally {
+      await start.close()
+      await proxy.close()
+    }
+  })
+
+  it('ends the start after TALLY_CLICKHOUSE_STARTUP_TIMEOUT when every connection is reset, naming it', async () => {
+    expect(loadConfig({}).TALLY_CLICKHOUSE_STARTUP_TIMEOUT).toBe(60_000)
+    const proxy = await proxyToClickHouse()
+    const start = await startThrough(proxy.port, { TALLY_CLICKHOUSE_STARTUP_TIMEOUT: '1s' })
+    try {
+      proxy.resetNext(1_000_000)
+      const began = Date.now()
+      await expect(start.open()).rejects.toThrowError(
+        new RegExp(
+          `^ClickHouse at http://.*127\\.0\\.0\\.1:${proxy.port}/: connect could not reach the server within 1000 ms \\(TALLY_CLICKHOUSE_STARTUP_TIMEOUT, \\d+ attempts\\): .*ECONNRESET`,
+        ),
+      )
+      const waited = Date.now() - began
+      expect(waited).toBeGreaterThanOrEqual(700)
+      expect(waited).toBeLessThan(5_000)
+      expect(proxy.resets()).toBeGreaterThan(2)
+    } finally {
+      await start.close()
+      await proxy.close()
+    }
+  })
+
+  it('does not retry what the server refused: a wrong password ends the start at once', async () => {
+    const proxy = await proxyToClickHouse()
+    const url = new URL(engines().clickhouseUrl)
+    const start = await startThrough(proxy.port, {
+      CLICKHOUSE_URL: `http://nobody-${randomUUID().slice(0, 8)}:wrong@127.0.0.1:${proxy.port}${url.pathname}`,
+    })
+    try {
+      await expect(start.open()).rejects.toThrowError(/Authentication failed|AUTHENTICATION_FAILED/)
+      expect(start.lines.filter((l) => l.msg === 'clickhouse_startup_retry')).toEqual([])
+    } finally {
+      await start.close()
+      await proxy.close()
+    }
   })
 })
 

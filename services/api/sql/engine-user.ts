@@ -8,6 +8,7 @@
 import { createHmac } from 'node:crypto'
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client'
 import { connectSql } from '../../shared/clickhouse/client.ts'
+import { causedByClickHouseUnavailable } from '../../shared/clickhouse/errors.ts'
 import { LOWEST_PRIORITY } from '../../shared/clickhouse/priority.ts'
 import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import { sqlViewsDatabase } from '../../shared/clickhouse/sql-views.ts'
@@ -71,6 +72,8 @@ export async function openSqlAccess(options: {
       url = withUser(config.CLICKHOUSE_URL, password)
       log.info({ user: USER }, 'clickhouse_sql_user_made')
     } catch (err) {
+      // A server restarting is not a refusal: the start retries (clickHouseStartUp).
+      if (causedByClickHouseUnavailable(err)) throw err
       const why = err instanceof Error ? err.message : String(err)
       return {
         unavailable:

@@ -244,6 +244,13 @@ export function isClickHouseUnavailable(err: unknown): boolean {
   return classifyClickHouseError(err) === 'unavailable'
 }
 
+/** Whether an error, or one it wraps (a migration step's, say), says ClickHouse could not take the call. */
+export function causedByClickHouseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++)
+    if (isClickHouseUnavailable(e)) return true
+  return false
+}
+
 /** ClickHouse's "Code: 62. DB::Exception: …  (SYNTAX_ERROR) (version 26.7.2.1)", as a caller reads it. */
 function callerMessage(err: ClickHouseError): string {
   return err.message
