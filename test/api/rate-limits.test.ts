@@ -86,6 +86,44 @@ function limitsPerOrganization(name: string, env: () => Record<string, string>) 
       expect((await log((await tally.newOrg()).headers, batch(600))).statusCode).toBe(201)
     })
 
+    it('refuses an intake before reading its body while the organization has no events left; other routes answer', async () => {
+      const org = await tally.newOrg()
+      const batch = (n: number) => Array.from({ length: n }, () => ({ model: 'gpt-4o' }))
+      expect((await log(org.headers, batch(600))).statusCode).toBe(201)
+      expect((await log(org.headers, batch(600))).statusCode).toBe(429)
+      // Bodies that would be 400 once read are not read: the organization is out of events.
+      const unread = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: { ...org.headers, 'content-type': 'application/json' },
+        payload: '{"events": [not json',
+      })
+      expect(unread.statusCode).toBe(429)
+      expect(unread.json().error).toMatch(/^Rate limit of 1000 events per minute exceeded; retry in \d+ s$/)
+      expect(Number(unread.headers['retry-after'])).toBeGreaterThanOrEqual(1)
+      const otlp = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/traces',
+        headers: { ...org.headers, 'content-type': 'application/x-protobuf' },
+        payload: Buffer.from([0xff, 0xff, 0xff]),
+      })
+      expect(otlp.statusCode).toBe(429)
+      expect(otlp.json().error).toMatch(/events per minute exceeded/)
+      // Not an intake: answered as usual.
+      expect(
+        (await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: org.headers })).statusCode,
+      ).toBe(200)
+      // With events left, the same body is read and refused for what it is.
+      const other = await tally.newOrg()
+      const read = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: { ...other.headers, 'content-type': 'application/json' },
+        payload: '{"events": [not json',
+      })
+      expect(read.statusCode).toBe(400)
+    })
+
     it('counts request-body bytes, from Content-Length before the body is read or, chunked, once read', async () => {
       const org = await tally.newOrg()
       const event = (kb: number) => ({ model: 'gpt-4o', request: { text: 'x'.repeat(kb * 1024) } })

@@ -4,6 +4,17 @@ import { AppError } from '../../shared/errors.ts'
 import { principalOf } from './auth.ts'
 import type { RateLimiter } from './rate-limiter.ts'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route takes intake events: while its organization has no events left in the current
+     * second or minute, it is refused (429) before its body is read, so a flood's refused
+     * requests cost no parsing.
+     */
+    takesEvents?: boolean
+  }
+}
+
 const limited = (what: string, r: { limit: number; resetMs: number; window: 'minute' | 'second' }) => {
   const seconds = Math.max(1, Math.ceil(r.resetMs / 1000))
   return new AppError(
@@ -40,6 +51,8 @@ export function rateLimitHook(
   }
 }
 
+const eventsKey = (organizationId: string) => `org-events:${organizationId}`
+
 export interface OrganizationLimits {
   requestsPerMinute: number
   eventsPerMinute: number
@@ -75,6 +88,14 @@ export function organizationLimits(limiter: RateLimiter, limits: OrganizationLim
       await rateLimitHook(limiter, limits.requestsPerMinute, () => `org:${organizationId}`)(request, reply)
       const declared = Number(request.headers['content-length'])
       if (Number.isSafeInteger(declared)) await bytes(organizationId, declared)
+      if (request.routeOptions.config?.takesEvents) {
+        // A look, not a count: the events are counted once the body says how many (events()).
+        const r = await limiter.hit(eventsKey(organizationId), limits.eventsPerMinute, {
+          cost: 0,
+          perSecond: eventsPerSecond,
+        })
+        if (!r.allowed) throw limited('events', r)
+      }
     },
     /** A body sent without Content-Length (chunked) is counted as it is read… */
     preParsing: async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
@@ -97,7 +118,7 @@ export function organizationLimits(limiter: RateLimiter, limits: OrganizationLim
     },
     /** Counts intake events; throws the 429 when the organization is over its events. */
     async events(organizationId: string, n: number): Promise<void> {
-      const r = await limiter.hit(`org-events:${organizationId}`, limits.eventsPerMinute, {
+      const r = await limiter.hit(eventsKey(organizationId), limits.eventsPerMinute, {
         cost: n,
         perSecond: eventsPerSecond,
       })

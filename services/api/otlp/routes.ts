@@ -173,7 +173,7 @@ export function otlpRoutes(deps: {
     for (const [path, operationId, headers] of ROUTES) {
       app.post(path, {
         bodyLimit: deps.maxBytes,
-        config: { apiKeyHeader: true, swaggerTransform: documented },
+        config: { apiKeyHeader: true, takesEvents: true, swaggerTransform: documented },
         schema: {
           tags: ['requests'],
           operationId,

@@ -65,6 +65,7 @@ export function heliconeRoutes(deps: { intake: Intake; maxBytes: number }): Fast
     for (const [path, routeProvider, operationId] of ROUTES) {
       app.post(path, {
         bodyLimit: deps.maxBytes,
+        config: { takesEvents: true },
         schema: {
           tags: ['requests'],
           operationId,

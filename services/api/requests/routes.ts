@@ -135,6 +135,7 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
   return async (app) => {
     app.post('/v1/request/log', {
       bodyLimit: deps.maxBytes,
+      config: { takesEvents: true },
       schema: {
         tags: ['requests'],
         operationId: 'logRequests',
