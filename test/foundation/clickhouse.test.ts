@@ -95,4 +95,30 @@ describe('the ClickHouse client log', () => {
       await ch.close()
     }
   })
+
+  it('tells a request Tally aborted at debug level, and a failed one at error level', async () => {
+    const lines: { level: number; component?: string; msg: string; err?: { message?: string } }[] = []
+    const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+    const ch = await openClickHouse(loadConfig(clickhouseEnv()), captured)
+    try {
+      const stop = new AbortController()
+      const running = ch.client.query({
+        query: 'SELECT sleepEachRow(0.5) FROM numbers(20) SETTINGS max_block_size = 1',
+        format: 'JSONEachRow',
+        abort_signal: stop.signal,
+      })
+      setTimeout(() => stop.abort(), 200)
+      await expect(running).rejects.toThrowError('The user aborted a request.')
+      await expect(
+        ch.client.query({ query: 'SELECT no_such_column', format: 'JSONEachRow' }),
+      ).rejects.toThrow()
+      const fromClient = lines.filter((l) => l.component === 'clickhouse-client')
+      expect(fromClient.map((l) => [l.level, l.err?.message?.slice(0, 27)])).toEqual([
+        [20, 'The user aborted a request.'],
+        [50, expect.stringMatching(/no_such_column|Unknown/)],
+      ])
+    } finally {
+      await ch.close()
+    }
+  })
 })

@@ -235,17 +235,24 @@ async function connect(
   )
 }
 
+/** What the client rejects a request with when its abort signal fired. */
+const ABORTED = 'The user aborted a request.'
+
 /**
  * The client's own log (a failed ping, a socket it gave up on, a setting it warns about) as
  * events of Tally's: its default logger writes text to the console, outside the JSON lines and
- * their levels. The client makes its logger from a class, without arguments.
+ * their levels. The client makes its logger from a class, without arguments. A request Tally
+ * aborted itself (shutdown, a caller gone, its own deadline) is not an error of the server's:
+ * it goes at debug level; whoever aborted it says why.
  */
 function clientLogger(log: Logger): new () => ClientLogger {
   const child = log.child({ component: 'clickhouse-client' })
   const to =
     (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') =>
-    ({ module, message, args, err }: WarnLogParams) =>
-      child[level]({ module, ...args, ...(err ? { err } : {}) }, message)
+    ({ module, message, args, err }: WarnLogParams) => {
+      const at = level === 'error' && err?.message === ABORTED ? 'debug' : level
+      child[at]({ module, ...args, ...(err ? { err } : {}) }, message)
+    }
   return class {
     trace = to('trace')
     debug = to('debug')
