@@ -25,6 +25,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { loadConfig } from '../services/shared/config.ts'
+
+const DEFAULTS = loadConfig({})
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const READY_TIMEOUT_MS = 180_000
@@ -56,8 +59,11 @@ if (SPLIT && !(process.env.BENCH_KAFKA && process.env.KAFKA_BROKERS && process.e
 function tallyEnv(run: string): Record<string, string> {
   return {
     TALLY_DATA_DIR: process.env.BENCH_DATA_DIR as string,
-    // The organizations' own limits are what the flood meets; everything else is the default.
+    // The organizations' own limits are what the flood meets: the defaults but for requests
+    // (startBenchRoles lifts them all otherwise).
     TALLY_RATE_LIMIT_PER_MINUTE: '6000',
+    TALLY_RATE_LIMIT_EVENTS_PER_MINUTE: String(DEFAULTS.TALLY_RATE_LIMIT_EVENTS_PER_MINUTE),
+    TALLY_RATE_LIMIT_BYTES_PER_MINUTE: String(DEFAULTS.TALLY_RATE_LIMIT_BYTES_PER_MINUTE),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     // `off` measures without per-organization engine priorities (clickhouse/priority.ts).
     ...(process.env.TALLY_QUERY_PRIORITY ? { TALLY_QUERY_PRIORITY: process.env.TALLY_QUERY_PRIORITY } : {}),

@@ -8,10 +8,11 @@
 // embedded Postgres). Tally runs in a child process so it does not share the load generator's
 // event loop; `-- --split` runs the API and ingest roles in two processes instead.
 import { execFileSync, fork } from 'node:child_process'
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
+import { UNLIMITED } from './tally.ts'
 
 const SOAK = process.argv.includes('--soak')
 // API and ingest in two processes, as the distributed deployment runs them, on one data directory:
@@ -88,7 +89,7 @@ async function serve(role: Role) {
     PORT: '0',
     TALLY_DATA_DIR: dataDir,
     TALLY_LOG_LEVEL: 'warn',
-    TALLY_RATE_LIMIT_PER_MINUTE: '1000000000',
+    ...UNLIMITED,
     KAFKA_BROKERS: process.env.KAFKA_BROKERS,
     TALLY_REQUEST_TOPIC: `tally.bench.${run}`,
     TALLY_DLQ_TOPIC: `tally.bench.${run}.dlq`,
@@ -273,17 +274,25 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** The direct children of a process (the embedded ClickHouse server is the ingest process's). */
-function childPids(pid: number): number[] {
+/**
+ * Every process below `pid`: the embedded ClickHouse server, whichever of Tally's processes started
+ * it, and the sandbox around it when it is contained. Read from each thread's children.
+ */
+function descendantPids(pid: number): number[] {
+  let children: number[] = []
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number)
+    for (const task of readdirSync(`/proc/${pid}/task`))
+      children = children.concat(
+        readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter(Boolean)
+          .map(Number),
+      )
   } catch {
     return []
   }
+  return children.flatMap((child) => [child, ...descendantPids(child)])
 }
 
 /** The process listening on the Kafka broker's port (the broker), if this user may see it. */
@@ -398,7 +407,8 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
           ['ingest', back.pid],
         ]
       : [['Tally', back.pid]]
-    for (const pid of childPids(back.pid)) cpuProcesses.push(['ClickHouse server', pid])
+    for (const pid of [...descendantPids(back.pid), ...(SPLIT ? descendantPids(front.pid) : [])])
+      cpuProcesses.push(['ClickHouse server', pid])
     if (broker) cpuProcesses.push(['Kafka broker', broker])
     const cpuBefore = cpuProcesses.map(([, pid]) => cpuSeconds(pid))
     const generatorBefore = process.cpuUsage()
@@ -414,9 +424,12 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
       written = (await ask<{ count: number }>({ cmd: 'count', org })).count
     }
     const allWrittenSeconds = (performance.now() - startedAt) / 1000
-    const cpuUsed = cpuProcesses.map(
-      ([name, pid], i) => [name, cpuSeconds(pid) - (cpuBefore[i] as number)] as const,
-    )
+    // Summed by name: the ClickHouse server may be more than one process (its sandbox).
+    const byName = new Map<string, number>()
+    cpuProcesses.forEach(([name, pid], i) => {
+      byName.set(name, (byName.get(name) ?? 0) + cpuSeconds(pid) - (cpuBefore[i] as number))
+    })
+    const cpuUsed: [string, number][] = [...byName]
     const generator = process.cpuUsage(generatorBefore)
     cpuUsed.push(['load generator', (generator.user + generator.system) / 1e6])
     await polling
