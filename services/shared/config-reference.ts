@@ -57,6 +57,11 @@ const REFERENCE: Record<keyof Config, Described> = {
     meaning:
       'How long a process retries its ClickHouse start-up steps (database, migrations, views) while the server or a node of the cluster refuses or drops connections, before it exits 1 naming the step.',
   },
+  TALLY_RETENTION_DAYS: {
+    meaning:
+      'Days a request is kept in ClickHouse from its `created_at`, with the session and metrics tables derived from it; ClickHouse deletes older rows in its merges (a TTL). Not yet on a cluster. See docs/operations.md "Retention".',
+    unset: 'kept for good',
+  },
   TALLY_CLICKHOUSE_HTTP_PORT: {
     meaning: "The embedded ClickHouse server's HTTP port (127.0.0.1 only).",
     unset: 'a free port',

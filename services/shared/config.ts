@@ -125,6 +125,11 @@ export const configSchema = z.object({
    * while the server, or a node of the cluster, refuses or drops the connection.
    */
   TALLY_CLICKHOUSE_STARTUP_TIMEOUT: duration('60s', '1s', '1h'),
+  /**
+   * Days a request is kept in ClickHouse, counted from its created_at (with the tables derived
+   * from it); unset: kept for good. Enforced by the engine (TTL), see clickhouse/retention.ts.
+   */
+  TALLY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**

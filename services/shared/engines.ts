@@ -2,6 +2,7 @@ import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
 import { type ClickHouseHandle, openClickHouse } from './clickhouse/client.ts'
 import { causedByClickHouseUnavailable } from './clickhouse/errors.ts'
+import { applyRetention } from './clickhouse/retention.ts'
 import { ensureSqlViews } from './clickhouse/sql-views.ts'
 import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -68,6 +69,9 @@ export async function openEngines(
         )
         await retrying('sql views', () =>
           ensureSqlViews(ch.client, config.CLICKHOUSE_DATABASE, ch.layout, ch.nodes),
+        )
+        await retrying('retention', () =>
+          applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log),
         )
         engines.clickhouse = ch
       })(),

@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
+import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
+import { INSERTS_TABLE, ROLLUP_TABLE } from '../../services/shared/clickhouse/request-hours.ts'
+import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
+import { applyRetention } from '../../services/shared/clickhouse/retention.ts'
+import { loadConfig } from '../../services/shared/config.ts'
+import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
+import { migrateClickHouse } from '../../services/shared/migrate.ts'
+import { sampleEvent } from '../support/events.ts'
+import { clickhouseEnv } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
+
+const DAY = 86_400_000
+const TABLES = [REQUEST_TABLE, 'session_hours', ROLLUP_TABLE, INSERTS_TABLE]
+
+// TALLY_RETENTION_DAYS on a real ClickHouse server: the engine deletes what is older (a TTL on each
+// table a request lives in), in a database of this file's own.
+describe('retention (TALLY_RETENTION_DAYS)', () => {
+  let ch: ClickHouseHandle
+  const lines: { msg: string; table?: string; days?: number }[] = []
+  const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+  beforeAll(async () => {
+    ch = await openClickHouse(
+      loadConfig({ ...clickhouseEnv(), CLICKHOUSE_DATABASE: `test_${process.pid}_retention` }),
+      pino({ level: 'silent' }),
+    )
+    await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, pino({ level: 'silent' }))
+  })
+  afterAll(async () => {
+    await ch.client.command({ query: `DROP DATABASE IF EXISTS test_${process.pid}_retention` })
+    await ch.close()
+  })
+
+  const ttls = async () =>
+    (
+      await (
+        await ch.client.query({
+          query:
+            "SELECT name, extract(engine_full, 'TTL (.+?)(?: SETTINGS|$)') AS ttl FROM system.tables WHERE database = currentDatabase() AND has({t:Array(String)}, name) ORDER BY name",
+          query_params: { t: TABLES },
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; ttl: string }>()
+    ).map((r) => [r.name, r.ttl])
+  const count = async (table: string, org: string) =>
+    Number(
+      (
+        await (
+          await ch.client.query({
+            query: `SELECT count() AS n FROM ${table} WHERE organization_id = {org:UUID}`,
+            query_params: { org },
+            format: 'JSONEachRow',
+          })
+        ).json<{ n: string }>()
+      )[0]?.n,
+    )
+
+  it('deletes stored requests, and their session hours, older than the days; keeps the rest; stores no expired one', async () => {
+    const org = randomUUID()
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
+    const event = (daysAgo: number, session_id: string) =>
+      sampleEvent({ organization_id: org, created_at: at(daysAgo), completed_at: at(daysAgo), session_id })
+    // Stored while nothing is limited.
+    const before = [event(45, 'old'), event(31, 'old'), event(29, 'kept'), event(1, 'kept')]
+    await ch.client.insert({ table: REQUEST_TABLE, values: before.map(toRow), format: 'JSONEachRow' })
+    expect(await count(REQUEST_TABLE, org)).toBe(4)
+
+    await applyRetention(ch.client, SINGLE_NODE, 30, log)
+    // By name: request_hour_inserts, request_hours, request_response_rmt, session_hours.
+    expect(await ttls()).toEqual([
+      [INSERTS_TABLE, 'hour + toIntervalDay(30)'],
+      [ROLLUP_TABLE, 'hour + toIntervalDay(30)'],
+      [REQUEST_TABLE, 'toDateTime(request_created_at) + toIntervalDay(30)'],
+      ['session_hours', 'hour + toIntervalDay(30)'],
+    ])
+    // The rows already stored: ClickHouse's mutation for the new TTL deletes the expired ones.
+    await waitFor(async () => (await count(REQUEST_TABLE, org)) === 2, {
+      what: 'the requests older than 30 days deleted',
+      timeoutMs: 30_000,
+    })
+    const sessions = () =>
+      ch.client
+        .query({
+          query:
+            'SELECT DISTINCT session_id FROM session_hours WHERE organization_id = {org:UUID} ORDER BY session_id',
+          query_params: { org },
+          format: 'JSONEachRow',
+        })
+        .then((rs) => rs.json<{ session_id: string }>())
+    await waitFor(async () => (await sessions()).length === 1, {
+      what: 'the session hours older than 30 days deleted',
+      timeoutMs: 30_000,
+    })
+    expect(await sessions()).toEqual([{ session_id: 'kept' }])
+    await waitFor(async () => (await count(INSERTS_TABLE, org)) === 2, {
+      what: 'the insert counts of hours older than 30 days deleted',
+      timeoutMs: 30_000,
+    })
+
+    // Written now: an event already older than the days is not kept at all; a newer one is.
+    await ch.client.insert({
+      table: REQUEST_TABLE,
+      values: [event(40, 'late'), event(2, 'kept')].map(toRow),
+      format: 'JSONEachRow',
+    })
+    expect(await count(REQUEST_TABLE, org)).toBe(3)
+    expect(await sessions()).toEqual([{ session_id: 'kept' }])
+  })
+
+  it('changes nothing when the days are what the tables have; another number replaces them', async () => {
+    lines.length = 0
+    await applyRetention(ch.client, SINGLE_NODE, 30, log)
+    expect(lines.filter((l) => l.msg.startsWith('clickhouse_retention'))).toEqual([])
+    await applyRetention(ch.client, SINGLE_NODE, 400, log)
+    expect(lines.filter((l) => l.msg === 'clickhouse_retention_set').map((l) => [l.table, l.days])).toEqual(
+      TABLES.map((t) => [t, 400]),
+    )
+    expect((await ttls()).map(([, ttl]) => ttl)).toEqual([
+      'hour + toIntervalDay(400)',
+      'hour + toIntervalDay(400)',
+      'toDateTime(request_created_at) + toIntervalDay(400)',
+      'hour + toIntervalDay(400)',
+    ])
+  })
+
+  it('unset, keeps everything for good: the TTLs are removed', async () => {
+    lines.length = 0
+    await applyRetention(ch.client, SINGLE_NODE, undefined, log)
+    expect(await ttls()).toEqual(
+      TABLES.map((t) => [t, '']).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    )
+    expect(lines.filter((l) => l.msg === 'clickhouse_retention_removed').map((l) => l.table)).toEqual(TABLES)
+  })
+
+  it('is refused on a cluster, naming the variable, and left alone there when unset', async () => {
+    const cluster = { kind: 'cluster', cluster: 'tally', database: 'x', ddl: 'per-node' } as const
+    await expect(applyRetention(ch.client, cluster, 30, log)).rejects.toThrowError(
+      /^TALLY_RETENTION_DAYS is not supported with TALLY_CLICKHOUSE_CLUSTER yet/,
+    )
+    await expect(applyRetention(ch.client, cluster, undefined, log)).resolves.toBeUndefined()
+  })
+
+  it('takes whole days from 1 to 36,500', () => {
+    expect(loadConfig({}).TALLY_RETENTION_DAYS).toBeUndefined()
+    expect(loadConfig({ TALLY_RETENTION_DAYS: '90' }).TALLY_RETENTION_DAYS).toBe(90)
+    for (const bad of ['0', '-1', '1.5', '36501', 'ninety'])
+      expect(() => loadConfig({ TALLY_RETENTION_DAYS: bad })).toThrowError(/TALLY_RETENTION_DAYS/)
+  })
+})
