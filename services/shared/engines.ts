@@ -70,8 +70,10 @@ export async function openEngines(
         await retrying('sql views', () =>
           ensureSqlViews(ch.client, config.CLICKHOUSE_DATABASE, ch.layout, ch.nodes),
         )
+        // Under the migration lock: processes starting together change a TTL once, and each
+        // change makes ClickHouse rewrite the stored parts.
         await retrying('retention', () =>
-          applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log),
+          lock(() => applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log)),
         )
         engines.clickhouse = ch
       })(),
@@ -95,31 +97,37 @@ export async function openEngines(
 }
 
 /**
- * Runs ClickHouse's start-up steps again while the server, or a node of the cluster, cannot take
- * them (refused, reset, a shard unreachable: a server restarting beside this process), until
- * TALLY_CLICKHOUSE_STARTUP_TIMEOUT from the first step; then fails naming the step, the server and
- * the deadline. Every step is idempotent. Any other failure (a refused statement, the migration
- * lock's own deadline) ends the start at once.
+ * Runs a ClickHouse start-up step again while a server it needs cannot take it (refused, reset, a
+ * shard unreachable, an overloaded server: ClickHouse, or a node of the cluster, restarting beside
+ * this process), 0.1 s doubling to 2 s between attempts, for at most
+ * TALLY_CLICKHOUSE_STARTUP_TIMEOUT from the step's first such failure; then fails naming the step,
+ * the server, how long and the last failure (which names the engine that failed: the migrations
+ * step also waits for the migration lock in Postgres). Each attempt is bounded by the client's own
+ * TALLY_CLICKHOUSE_REQUEST_TIMEOUT. Every step is idempotent. Any other failure (a refused
+ * statement, the migration lock's own deadline) ends the start at once.
  */
 export function clickHouseStartUp(config: Config, log: Logger) {
-  const deadline = Date.now() + config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT
+  const timeoutMs = config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT
   const where = config.CLICKHOUSE_URL
     ? config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@')
     : 'the embedded server'
   return async <T>(step: string, run: () => Promise<T>): Promise<T> => {
+    let firstFailure: number | undefined
     for (let attempt = 1, pause = 100; ; attempt++, pause = Math.min(pause * 2, 2_000)) {
       try {
         return await run()
       } catch (err) {
         if (!causedByClickHouseUnavailable(err)) throw err
-        const left = deadline - Date.now()
-        if (left <= pause)
+        firstFailure ??= Date.now()
+        const failingMs = Date.now() - firstFailure
+        if (failingMs >= timeoutMs)
           throw new Error(
-            `ClickHouse at ${where}: ${step} could not reach the server within ${config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT} ms (TALLY_CLICKHOUSE_STARTUP_TIMEOUT, ${attempt} attempts): ${(err as Error).message}`,
+            `ClickHouse at ${where}: ${step} failed for ${failingMs} ms while a server it needs was unavailable (TALLY_CLICKHOUSE_STARTUP_TIMEOUT ${timeoutMs} ms, ${attempt} attempts); the last failure: ${(err as Error).message}`,
             { cause: err },
           )
-        log.warn({ engine: 'clickhouse', step, attempt, retryInMs: pause, err }, 'clickhouse_startup_retry')
-        await new Promise((resolve) => setTimeout(resolve, pause))
+        const wait = Math.min(pause, timeoutMs - failingMs)
+        log.warn({ engine: 'clickhouse', step, attempt, retryInMs: wait, err }, 'clickhouse_startup_retry')
+        await new Promise((resolve) => setTimeout(resolve, wait))
       }
     }
   }

@@ -85,7 +85,13 @@ export async function openSqlAccess(options: {
     }
   }
   const client = connectSql(url, database, config.TALLY_CLICKHOUSE_REQUEST_TIMEOUT)
-  const problem = await grantsProblem(client, database)
+  let problem: string | undefined
+  try {
+    problem = await grantsProblem(client, database)
+  } catch (err) {
+    await client.close()
+    throw err
+  }
   if (problem === undefined) return { client }
   await client.close()
   log.error({ problem }, 'clickhouse_sql_user_refused')
@@ -102,6 +108,8 @@ async function grantsProblem(client: ClickHouseClient, database: string): Promis
     const rs = await client.query({ query: 'SHOW GRANTS', format: 'JSONEachRow' })
     grants = (await rs.json<Record<string, string>>()).map((row) => Object.values(row)[0] ?? '')
   } catch (err) {
+    // A server restarting is not a refusal: the start retries (clickHouseStartUp).
+    if (causedByClickHouseUnavailable(err)) throw err
     return `cannot be used (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`
   }
   // The embedded server grants every views database at once (sql_*): each holds only views.
@@ -114,6 +122,7 @@ async function grantsProblem(client: ClickHouseClient, database: string): Promis
     return `can read ${database}.${REQUEST_TABLE} directly`
   } catch (err) {
     if (err instanceof ClickHouseError && err.code === ACCESS_DENIED) return undefined
+    if (causedByClickHouseUnavailable(err)) throw err
     return `could not be checked (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`
   }
 }
