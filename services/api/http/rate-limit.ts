@@ -7,9 +7,9 @@ import type { RateLimiter } from './rate-limiter.ts'
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * The route takes intake events: while its organization has no events left in the current
-     * second or minute, it is refused (429) before its body is read, so a flood's refused
-     * requests cost no parsing.
+     * The route takes intake events: while its organization is over its events in the current
+     * second or minute (an intake was refused for them), it is refused (429) before its body is
+     * read, so a flood's refused requests cost no parsing.
      */
     takesEvents?: boolean
   }
