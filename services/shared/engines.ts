@@ -73,7 +73,7 @@ export async function openEngines(
         // Under the migration lock: processes starting together change a TTL once, and each
         // change makes ClickHouse rewrite the stored parts.
         await retrying('retention', () =>
-          lock(() => applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log, ch.nodes)),
+          lock(() => applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log)),
         )
         engines.clickhouse = ch
       })(),

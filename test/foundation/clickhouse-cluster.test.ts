@@ -16,7 +16,6 @@ import {
 } from '../../services/shared/clickhouse/cluster-ddl.ts'
 import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
 import { buildStaleHours } from '../../services/shared/clickhouse/request-hours.ts'
-import { applyRetention, retentionStatements } from '../../services/shared/clickhouse/retention.ts'
 import {
   ensureSqlViews,
   SQL_ORGANIZATION_HEADER,
@@ -217,51 +216,6 @@ describe('ClickHouse cluster DDL', () => {
       } finally {
         await client.close()
       }
-    }
-  })
-
-  it('keeps TALLY_RETENTION_DAYS on every node’s local tables, and the ON CLUSTER form parses', async () => {
-    const handle = tally.clickhouse
-    if (!handle) throw new Error('no ClickHouse handle')
-    const ttls = async (url: string) => {
-      const client = connect(url)
-      try {
-        return await rows<{ name: string; ttl: string }>(
-          client,
-          `SELECT name, extract(engine_full, 'TTL (.+?)(?: SETTINGS|$)') AS ttl FROM system.tables
-           WHERE database = '${DATABASE}' AND engine_full LIKE '%TTL%' ORDER BY name`,
-        )
-      } finally {
-        await client.close()
-      }
-    }
-    await applyRetention(handle.client, handle.layout, 30, log, handle.nodes)
-    for (const server of servers)
-      expect(await ttls(server.url)).toEqual([
-        { name: 'request_hour_inserts_local', ttl: 'hour + toIntervalDay(30)' },
-        { name: 'request_hours_local', ttl: 'hour + toIntervalDay(30)' },
-        { name: 'request_response_rmt_local', ttl: 'toDateTime(request_created_at) + toIntervalDay(30)' },
-        { name: 'session_hours_local', ttl: 'hour + toIntervalDay(30)' },
-      ])
-    await applyRetention(handle.client, handle.layout, undefined, log, handle.nodes)
-    for (const server of servers) expect(await ttls(server.url)).toEqual([])
-    // Production DDL: one statement per table, ON CLUSTER, parsed by the server (it cannot run it).
-    const client = connect((servers[0] as ClickHouseServer).url)
-    try {
-      const layout: ClickHouseLayout = {
-        kind: 'cluster',
-        cluster: CLUSTER,
-        database: 'tally',
-        ddl: 'on-cluster',
-      }
-      for (const { sql } of retentionStatements(layout, 90)) {
-        const [parsed] = await formatted(client, sql)
-        expect(parsed).toMatch(
-          /^ALTER TABLE \w+_local ON CLUSTER tally_cluster \(MODIFY TTL .+ \+ toIntervalDay\(90\)\)$/,
-        )
-      }
-    } finally {
-      await client.close()
     }
   })
 

@@ -139,6 +139,14 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     expect(lines.filter((l) => l.msg === 'clickhouse_retention_removed').map((l) => l.table)).toEqual(TABLES)
   })
 
+  it('is refused on a cluster, naming the variable, and left alone there when unset', async () => {
+    const cluster = { kind: 'cluster', cluster: 'tally', database: 'x', ddl: 'per-node' } as const
+    await expect(applyRetention(ch.client, cluster, 30, log)).rejects.toThrowError(
+      /^TALLY_RETENTION_DAYS is not supported with TALLY_CLICKHOUSE_CLUSTER yet/,
+    )
+    await expect(applyRetention(ch.client, cluster, undefined, log)).resolves.toBeUndefined()
+  })
+
   it('takes whole days from 1 to 36,500', () => {
     expect(loadConfig({}).TALLY_RETENTION_DAYS).toBeUndefined()
     expect(loadConfig({ TALLY_RETENTION_DAYS: '90' }).TALLY_RETENTION_DAYS).toBe(90)
