@@ -72,12 +72,9 @@ export async function openSqlAccess(options: {
       url = withUser(config.CLICKHOUSE_URL, password)
       log.info({ user: USER }, 'clickhouse_sql_user_made')
     } catch (err) {
-      // A server restarting is not a refusal: the start retries (clickHouseStartUp).
-      if (causedByClickHouseUnavailable(err)) throw err
-      const why = err instanceof Error ? err.message : String(err)
       return {
         unavailable:
-          `SQL is off: Tally's ClickHouse user could not make the restricted user ${USER} (${why.split('\n')[0]}). ` +
+          `SQL is off: Tally's ClickHouse user could not make the restricted user ${USER} (${refusalOf(err)}). ` +
           `An operator makes it (docs/security.md) and sets CLICKHOUSE_SQL_URL: ${statements
             .map((s) => s.replace(password, '<password>'))
             .join('; ')}`,
@@ -108,9 +105,7 @@ async function grantsProblem(client: ClickHouseClient, database: string): Promis
     const rs = await client.query({ query: 'SHOW GRANTS', format: 'JSONEachRow' })
     grants = (await rs.json<Record<string, string>>()).map((row) => Object.values(row)[0] ?? '')
   } catch (err) {
-    // A server restarting is not a refusal: the start retries (clickHouseStartUp).
-    if (causedByClickHouseUnavailable(err)) throw err
-    return `cannot be used (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`
+    return `cannot be used (${refusalOf(err)})`
   }
   // The embedded server grants every views database at once (sql_*): each holds only views.
   const allowed = new RegExp(`^GRANT SELECT ON \`?(${views}|sql_\\*)\`?\\.\\* TO `)
@@ -122,7 +117,16 @@ async function grantsProblem(client: ClickHouseClient, database: string): Promis
     return `can read ${database}.${REQUEST_TABLE} directly`
   } catch (err) {
     if (err instanceof ClickHouseError && err.code === ACCESS_DENIED) return undefined
-    if (causedByClickHouseUnavailable(err)) throw err
-    return `could not be checked (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`
+    return `could not be checked (${refusalOf(err)})`
   }
+}
+
+/**
+ * The first line of a failure that speaks against the SQL user or its grants. A server that could
+ * not take the call (restarting) says nothing against them: rethrown, so the start retries
+ * (clickHouseStartUp) instead of turning SQL off for the process's life.
+ */
+function refusalOf(err: unknown): string {
+  if (causedByClickHouseUnavailable(err)) throw err
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? ''
 }
