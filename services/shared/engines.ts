@@ -1,6 +1,6 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
-import { type ClickHouseHandle, openClickHouse } from './clickhouse/client.ts'
+import { type ClickHouseHandle, openClickHouse, withoutCredentials } from './clickhouse/client.ts'
 import { causedByClickHouseUnavailable } from './clickhouse/errors.ts'
 import { applyRetention } from './clickhouse/retention.ts'
 import { ensureSqlViews } from './clickhouse/sql-views.ts'
@@ -108,9 +108,7 @@ export async function openEngines(
  */
 export function clickHouseStartUp(config: Config, log: Logger) {
   const timeoutMs = config.TALLY_CLICKHOUSE_STARTUP_TIMEOUT
-  const where = config.CLICKHOUSE_URL
-    ? config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@')
-    : 'the embedded server'
+  const where = config.CLICKHOUSE_URL ? withoutCredentials(config.CLICKHOUSE_URL) : 'the embedded server'
   return async <T>(step: string, run: () => Promise<T>): Promise<T> => {
     let firstFailure: number | undefined
     for (let attempt = 1, pause = 100; ; attempt++, pause = Math.min(pause * 2, 2_000)) {

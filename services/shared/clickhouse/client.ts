@@ -51,6 +51,9 @@ export interface ClickHouseHandle {
   close(): Promise<void>
 }
 
+/** A ClickHouse URL as logs and messages show it: user and password as `***`. */
+export const withoutCredentials = (url: string) => url.replace(/\/\/[^@/]*@/, '//***@')
+
 /** The name data teams sign in with at the analyst door. */
 const ANALYST_USERNAME = 'analyst'
 
@@ -136,7 +139,7 @@ export async function openClickHouse(config: Config, log: Logger): Promise<Click
           }
         : {}),
       describe:
-        config.CLICKHOUSE_URL.replace(/\/\/[^@/]*@/, '//***@') +
+        withoutCredentials(config.CLICKHOUSE_URL) +
         (layout.kind === 'cluster' ? ` (cluster ${layout.cluster}, DDL ${layout.ddl})` : ''),
       close: async () => {
         await client.close()
