@@ -39,6 +39,15 @@ function limitsPerOrganization(name: string, env: () => Record<string, string>) 
     }
     const log = (headers: Record<string, string>, payload: unknown) =>
       tally.app.inject({ method: 'POST', url: '/v1/request/log', headers, payload: payload as object })
+    const batch = (n: number) => Array.from({ length: n }, () => ({ model: 'gpt-4o' }))
+    /** An intake whose body is not JSON: 400 once read. */
+    const unreadable = (headers: Record<string, string>) =>
+      tally.app.inject({
+        method: 'POST',
+        url: '/v1/request/log',
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: '{"events": [not json',
+      })
 
     it('counts down in headers, then answers 429 in the envelope with Retry-After, per organization whatever its key', async () => {
       const org = await tally.newOrg()
@@ -76,7 +85,6 @@ function limitsPerOrganization(name: string, env: () => Record<string, string>) 
 
     it('counts intake events: a batch that passes the events per minute is a 429 naming them', async () => {
       const org = await tally.newOrg()
-      const batch = (n: number) => Array.from({ length: n }, () => ({ model: 'gpt-4o' }))
       expect((await log(org.headers, batch(600))).statusCode).toBe(201)
       const limited = await log(org.headers, batch(600))
       expect(limited.statusCode).toBe(429)
@@ -88,16 +96,10 @@ function limitsPerOrganization(name: string, env: () => Record<string, string>) 
 
     it('refuses an intake before reading its body while the organization has no events left; other routes answer', async () => {
       const org = await tally.newOrg()
-      const batch = (n: number) => Array.from({ length: n }, () => ({ model: 'gpt-4o' }))
       expect((await log(org.headers, batch(600))).statusCode).toBe(201)
       expect((await log(org.headers, batch(600))).statusCode).toBe(429)
       // Bodies that would be 400 once read are not read: the organization is out of events.
-      const unread = await tally.app.inject({
-        method: 'POST',
-        url: '/v1/request/log',
-        headers: { ...org.headers, 'content-type': 'application/json' },
-        payload: '{"events": [not json',
-      })
+      const unread = await unreadable(org.headers)
       expect(unread.statusCode).toBe(429)
       expect(unread.json().error).toMatch(/^Rate limit of 1000 events per minute exceeded; retry in \d+ s$/)
       expect(Number(unread.headers['retry-after'])).toBeGreaterThanOrEqual(1)
@@ -114,14 +116,7 @@ function limitsPerOrganization(name: string, env: () => Record<string, string>) 
         (await tally.app.inject({ method: 'GET', url: '/v1/api-keys', headers: org.headers })).statusCode,
       ).toBe(200)
       // With events left, the same body is read and refused for what it is.
-      const other = await tally.newOrg()
-      const read = await tally.app.inject({
-        method: 'POST',
-        url: '/v1/request/log',
-        headers: { ...other.headers, 'content-type': 'application/json' },
-        payload: '{"events": [not json',
-      })
-      expect(read.statusCode).toBe(400)
+      expect((await unreadable((await tally.newOrg()).headers)).statusCode).toBe(400)
     })
 
     it('counts request-body bytes, from Content-Length before the body is read or, chunked, once read', async () => {
