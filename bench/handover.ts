@@ -14,7 +14,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { loadRequestEventCodec } from '../services/shared/events/codec.ts'
+import { loadEventCodec } from '../services/shared/events/codec.ts'
+import { requestEvents } from '../services/shared/events/event.ts'
 import type { KafkaConnection } from '../services/shared/events/kafka.ts'
 import { createReliableProducer } from '../services/shared/events/kafka-publisher.ts'
 import { withAdmin } from '../services/shared/events/kafka-topics.ts'
@@ -39,14 +40,14 @@ async function member() {
     groupId: GROUP,
     topic: TOPIC,
     dlqTopic: `${TOPIC}.dlq`,
-    codec: await loadRequestEventCodec(),
+    codec: await loadEventCodec(),
     log,
     sessionTimeoutMs: 10_000,
     instanceId: INSTANCE_ID || undefined,
     handler: {
       name: 'report',
       async handle(events) {
-        const partitions = [...new Set(events.map((e) => Number(e.model)))]
+        const partitions = [...new Set(requestEvents(events).map((e) => Number(e.model)))]
         process.send?.({ member: NAME, partitions, at: Date.now() })
       },
     },
@@ -135,7 +136,7 @@ function fill(brokers: string, topic: string) {
   const producer = createReliableProducer(connection(brokers, 'bench-producer'), 'bench events')
   let running = true
   const done = (async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const { sampleEvent } = await import('../test/support/events.ts')
     while (running) {
       const messages = Array.from({ length: PARTITIONS }, (_, partition) => {

@@ -462,6 +462,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List scores, newest first, with their status */
+        get: operations["listScores"];
+        put?: never;
+        /**
+         * Set a score of a request or a session (upsert)
+         * @description Upserts by id, or by target, name and source when no id is given. Answered once durable; the score applies as soon as its request or session is stored, even if that comes later (docs/scores.md).
+         */
+        post: operations["createScore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scores/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored score
+         * @description A score can be deleted once GET /v1/scores shows it (404 before, and for another organization’s).
+         */
+        delete: operations["deleteScore"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request/{id}/score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set scores of a request (Helicone's shape)
+         * @description Each name in scores is a score of the request from source api (upserted). At most 50 per call.
+         */
+        post: operations["addRequestScores"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request/{id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rate a request (Helicone's shape): the boolean score named feedback */
+        post: operations["addRequestFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request/{id}/property": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add or change a custom property of a request after the fact (Helicone's shape)
+         * @description The latest value of a key wins over the one the request was logged with, in filters, exports and SQL; the stored request is not rewritten.
+         */
+        put: operations["setRequestProperty"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/score-configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's score configs, by name */
+        get: operations["listScoreConfigs"];
+        put?: never;
+        /**
+         * Declare what values a score name takes
+         * @description Scores of the name are checked against it from then on (400 otherwise). At most 200 per organization; a name has one config (409).
+         */
+        post: operations["createScoreConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/score-configs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a score config; stored scores stay as they are */
+        delete: operations["deleteScoreConfig"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/metrics/query": {
         parameters: {
             query?: never;
@@ -492,8 +628,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run one SELECT over your organization's requests and sessions
-         * @description Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window); ClickHouse busy or unreachable is 503. The answer is streamed as ClickHouse writes it, in the request's format. See docs/data-teams.md.
+         * Run one SELECT over your organization's requests, sessions and scores
+         * @description Reads the views of GET /v1/sql/schema (`requests`, `sessions`, `scores`), which hold your organization's rows only. Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window); ClickHouse busy or unreachable is 503. The answer is streamed as ClickHouse writes it, in the request's format. See docs/data-teams.md.
          */
         post: operations["querySql"];
         delete?: never;
@@ -1068,6 +1204,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptedScore: {
+            /**
+             * Format: uuid
+             * @description The score’s id: GET /v1/scores?id=… reads it back once stored
+             */
+            id: string;
+            /**
+             * @description Durable; it shows in queries within seconds
+             * @constant
+             */
+            status: "accepted";
+        };
         ApiKey: {
             /** Format: uuid */
             id: string;
@@ -1106,6 +1254,8 @@ export interface components {
             id: string;
             destination: string;
             config: {
+                /** @description The events it gets, as given at creation; absent: request.completed alone (the default) */
+                events?: ("request.completed" | "score.created" | "feedback.created")[];
                 sampleRate: number;
                 propertyFilters: components["schemas"]["PropertyFilter"][];
                 /** @description The filter tree as given at creation; absent when none */
@@ -1129,8 +1279,13 @@ export interface components {
              * @description Also the webhook-id header of every attempt
              */
             id: string;
-            /** Format: uuid */
-            request_id: string;
+            /**
+             * Format: uuid
+             * @description The request it is about; null for a score event
+             */
+            request_id: string | null;
+            /** @description What it is about, one delivery per webhook and key: the request id, or score:<score id>:<version> for a score event */
+            event_key: string;
             event: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -1214,7 +1369,7 @@ export interface components {
              * @enum {string}
              */
             format: "parquet" | "csv" | "jsonl";
-            /** @description Column names, in order: those of request_response_rmt */
+            /** @description Column names, in order: those of request_response_rmt but ingested_at (properties with their later updates applied), then scores and score_categories */
             columns: string[];
             files: {
                 /** @description File name, e.g. part-00001.parquet */
@@ -1312,7 +1467,7 @@ export interface components {
                 }[];
             } | null;
         };
-        /** @description "all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right}. Operators are spelled with hyphens; not_equals and not_contains are taken as not-equals and not-contains. The properties Helicone-Session-Id/-Name/-Path read the session, however it arrived. */
+        /** @description "all" or {} (everything), a condition {table: {field: {operator: value}}}, or a branch {left, operator, right}. Operators are spelled with hyphens; not_equals and not_contains are taken as not-equals and not-contains. The properties Helicone-Session-Id/-Name/-Path read the session, however it arrived. A property reads its latest value, set after the fact (PUT /v1/request/{id}/property) or logged; scores and feedback: docs/scores.md. */
         FilterNode: "all" | Record<string, never> | {
             request_response_rmt?: {
                 request_id?: {
@@ -1549,6 +1704,29 @@ export interface components {
                         "not-contains"?: string;
                     };
                 };
+                /** @description One score name mapped to a condition: the request has a live score of the name that matches */
+                scores?: {
+                    [key: string]: {
+                        equals?: number;
+                        "not-equals"?: number;
+                        gt?: number;
+                        gte?: number;
+                        lt?: number;
+                        lte?: number;
+                    } | {
+                        equals?: boolean;
+                    } | {
+                        equals?: string;
+                        "not-equals"?: string;
+                        like?: string;
+                        ilike?: string;
+                        contains?: string;
+                        "not-contains"?: string;
+                    };
+                };
+                feedback?: {
+                    equals?: boolean;
+                };
             };
         } | {
             /** @description One property name mapped to a text condition; a missing property reads as "" */
@@ -1561,6 +1739,31 @@ export interface components {
                     contains?: string;
                     "not-contains"?: string;
                 };
+            };
+        } | {
+            /** @description One score name mapped to a condition: the request has a live score of the name that matches */
+            scores?: {
+                [key: string]: {
+                    equals?: number;
+                    "not-equals"?: number;
+                    gt?: number;
+                    gte?: number;
+                    lt?: number;
+                    lte?: number;
+                } | {
+                    equals?: boolean;
+                } | {
+                    equals?: string;
+                    "not-equals"?: string;
+                    like?: string;
+                    ilike?: string;
+                    contains?: string;
+                    "not-contains"?: string;
+                };
+            };
+        } | {
+            feedback?: {
+                equals?: boolean;
             };
         } | {
             sessions_request_response_rmt?: {
@@ -1619,6 +1822,59 @@ export interface components {
                     lt?: number | string;
                     /** @description Unix milliseconds or ISO 8601 with an offset */
                     lte?: number | string;
+                };
+                /** @description One score name mapped to a condition on the session’s own score */
+                scores?: {
+                    [key: string]: {
+                        equals?: number;
+                        "not-equals"?: number;
+                        gt?: number;
+                        gte?: number;
+                        lt?: number;
+                        lte?: number;
+                    } | {
+                        equals?: boolean;
+                    } | {
+                        equals?: string;
+                        "not-equals"?: string;
+                        like?: string;
+                        ilike?: string;
+                        contains?: string;
+                        "not-contains"?: string;
+                    };
+                };
+                /** @description One score name mapped to a number condition on the avg of the scores of the session’s requests that the request-level conditions choose */
+                avg_score?: {
+                    [key: string]: {
+                        equals?: number;
+                        "not-equals"?: number;
+                        gt?: number;
+                        gte?: number;
+                        lt?: number;
+                        lte?: number;
+                    };
+                };
+                /** @description One score name mapped to a number condition on the min of the scores of the session’s requests that the request-level conditions choose */
+                min_score?: {
+                    [key: string]: {
+                        equals?: number;
+                        "not-equals"?: number;
+                        gt?: number;
+                        gte?: number;
+                        lt?: number;
+                        lte?: number;
+                    };
+                };
+                /** @description One score name mapped to a number condition on the max of the scores of the session’s requests that the request-level conditions choose */
+                max_score?: {
+                    [key: string]: {
+                        equals?: number;
+                        "not-equals"?: number;
+                        gt?: number;
+                        gte?: number;
+                        lt?: number;
+                        lte?: number;
+                    };
                 };
             };
         } | {
@@ -1877,6 +2133,89 @@ export interface components {
             span_id: string;
             parent_span_id: string;
         };
+        Score: {
+            /** Format: uuid */
+            id: string;
+            target: {
+                /** Format: uuid */
+                request_id: string;
+            } | {
+                session_id: string;
+            };
+            name: string;
+            value: number | boolean | string;
+            /** @enum {string} */
+            data_type: "numeric" | "boolean" | "categorical";
+            source: string;
+            comment: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description applied: its request or session is stored; pending: not (yet), within the grace period; orphaned: still not after it
+             * @enum {string}
+             */
+            status: "applied" | "pending" | "orphaned";
+        };
+        ScoreConfig: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            data_type: "numeric" | "boolean" | "categorical";
+            min: number | null;
+            max: number | null;
+            categories: string[] | null;
+            description: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ScoreWebhookPayload: {
+            /**
+             * @description Changes only when the shape does
+             * @constant
+             */
+            version: "2026-11-01";
+            metadata: {
+                /**
+                 * @description feedback.created for the score named feedback, score.created for any other
+                 * @enum {string}
+                 */
+                event: "score.created" | "feedback.created";
+                /** Format: uuid */
+                organizationId: string;
+                /**
+                 * Format: uuid
+                 * @description The scored request; null for a score of a session
+                 */
+                requestId: string | null;
+                /** @description The session: the scored session, or the scored request's session; null when the request has none or was not stored yet */
+                sessionId: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the score was given
+                 */
+                timestamp: string;
+            };
+            score: {
+                /**
+                 * Format: uuid
+                 * @description The same on every later version of the score: an update is delivered again under it
+                 */
+                id: string;
+                name: string;
+                value: number | boolean | string;
+                /** @enum {string} */
+                data_type: "numeric" | "boolean" | "categorical" | "text";
+                /** @description api, annotation or eval */
+                source: string;
+                comment: string;
+                /**
+                 * Format: int64
+                 * @description Orders the versions of one score: a delivery with a lower version than one received is older
+                 */
+                version: number;
+            };
+        };
         Session: {
             session_id: string;
             session_name: string;
@@ -2006,6 +2345,8 @@ export interface components {
             id: string;
             destination: string;
             config: {
+                /** @description The events it gets, as given at creation; absent: request.completed alone (the default) */
+                events?: ("request.completed" | "score.created" | "feedback.created")[];
                 sampleRate: number;
                 propertyFilters: components["schemas"]["PropertyFilter"][];
                 /** @description The filter tree as given at creation; absent when none */
@@ -5604,6 +5945,984 @@ export interface operations {
             };
         };
     };
+    listScores: {
+        parameters: {
+            query?: {
+                id?: string;
+                request_id?: string;
+                session_id?: string;
+                /**
+                 * @description The score’s name, e.g. helpfulness; `feedback` is the feedback (boolean)
+                 * @example helpfulness
+                 */
+                name?: string;
+                source?: "api" | "annotation" | "eval";
+                /** @description Only scores of this status (docs/scores.md); orphaned reports scores whose target never came */
+                status?: "applied" | "pending" | "orphaned";
+                /** @example 10 */
+                limit?: number;
+                /** @description The next_cursor of the previous page: the page after it, by the same sort */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5d8b7e35-0a1c-5f4e-8b2d-9c3e7f1a6b42",
+                     *           "target": {
+                     *             "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b"
+                     *           },
+                     *           "name": "helpfulness",
+                     *           "value": 0.9,
+                     *           "data_type": "numeric",
+                     *           "source": "annotation",
+                     *           "comment": "",
+                     *           "created_at": "2026-11-27T09:01:00.000Z",
+                     *           "status": "applied"
+                     *         }
+                     *       ],
+                     *       "error": null,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Score"][];
+                        error: string | null;
+                        /** @description Pass as cursor (with the same sort) for the next page; null when this page has fewer rows than limit (a full last page is followed by an empty one) */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The query exceeded a query limit: `error` names it and its value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "target": {
+                 *         "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b"
+                 *       },
+                 *       "name": "helpfulness",
+                 *       "value": 0.9,
+                 *       "source": "annotation"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description What the score grades: one request, or one session */
+                    target: {
+                        /** Format: uuid */
+                        request_id: string;
+                    } | {
+                        session_id: string;
+                    };
+                    /** @description The score’s name, e.g. helpfulness; `feedback` is the feedback (boolean) */
+                    name: string;
+                    /** @description A number (numeric), true or false (boolean), or a category (categorical) */
+                    value: number | boolean | string;
+                    /**
+                     * @description Who graded: api (default), annotation (a person), eval (an evaluator)
+                     * @default api
+                     * @enum {string}
+                     */
+                    source?: "api" | "annotation" | "eval";
+                    comment?: string;
+                    /**
+                     * Format: uuid
+                     * @description Upsert by this id. Without it the id is derived from target, name and source, so sending the same again replaces it
+                     */
+                    id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5d8b7e35-0a1c-5f4e-8b2d-9c3e7f1a6b42",
+                     *         "status": "accepted"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AcceptedScore"];
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 5d8b7e35-0a1c-5f4e-8b2d-9c3e7f1a6b42 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: Record<string, never> | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not the caller's organization's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The query exceeded a query limit: `error` names it and its value */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addRequestScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7b7e961d-254e-5401-8ee5-9452b893e55b */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scores": {
+                 *         "accuracy": 0.82,
+                 *         "hallucination": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Score name to value; at most 50 */
+                    scores: {
+                        [key: string]: number | boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: Record<string, never> | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addRequestFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7b7e961d-254e-5401-8ee5-9452b893e55b */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rating": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description true: a good answer */
+                    rating: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: Record<string, never> | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setRequestProperty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 7b7e961d-254e-5401-8ee5-9452b893e55b */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "reviewed-by",
+                 *       "value": "support"
+                 *     }
+                 */
+                "application/json": {
+                    key: string;
+                    value: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: Record<string, never> | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listScoreConfigs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c0a8012e-5b1f-5e3a-9d41-2f6c3b7a9e10",
+                     *           "name": "helpfulness",
+                     *           "data_type": "numeric",
+                     *           "min": 0,
+                     *           "max": 1,
+                     *           "categories": null,
+                     *           "description": "How well the answer helped, 0 to 1",
+                     *           "created_at": "2026-11-27T09:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ScoreConfig"][];
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "helpfulness",
+                 *       "data_type": "numeric",
+                 *       "min": 0,
+                 *       "max": 1,
+                 *       "description": "How well the answer helped, 0 to 1"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The score’s name, e.g. helpfulness; `feedback` is the feedback (boolean) */
+                    name: string;
+                    /** @enum {string} */
+                    data_type: "numeric" | "boolean" | "categorical";
+                    /** @description numeric only: the least value taken */
+                    min?: number;
+                    /** @description numeric only: the greatest value taken */
+                    max?: number;
+                    /** @description categorical only (and required there): the values taken */
+                    categories?: string[];
+                    /** @default  */
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "c0a8012e-5b1f-5e3a-9d41-2f6c3b7a9e10",
+                     *         "name": "helpfulness",
+                     *         "data_type": "numeric",
+                     *         "min": 0,
+                     *         "max": 1,
+                     *         "categories": null,
+                     *         "description": "How well the answer helped, 0 to 1",
+                     *         "created_at": "2026-11-27T09:00:00.000Z"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ScoreConfig"];
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflicts with the current state: `error` says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example c0a8012e-5b1f-5e3a-9d41-2f6c3b7a9e10 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": null,
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: Record<string, never> | null;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not the caller's organization's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     queryMetrics: {
         parameters: {
             query?: never;
@@ -5978,6 +7297,32 @@ export interface operations {
                      *                 "name": "last_request_at",
                      *                 "type": "DateTime64(3, 'UTC')",
                      *                 "description": "When its last request was sent."
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "name": "scores",
+                     *             "description": "Your organization's live scores (deleted ones left out, each score once), of requests and sessions.",
+                     *             "columns": [
+                     *               {
+                     *                 "name": "id",
+                     *                 "type": "UUID",
+                     *                 "description": "The score's id."
+                     *               },
+                     *               {
+                     *                 "name": "request_id",
+                     *                 "type": "Nullable(UUID)",
+                     *                 "description": "The request it grades; NULL for a score of a session."
+                     *               },
+                     *               {
+                     *                 "name": "name",
+                     *                 "type": "String",
+                     *                 "description": "The score's name, e.g. helpfulness."
+                     *               },
+                     *               {
+                     *                 "name": "value",
+                     *                 "type": "Float64",
+                     *                 "description": "The number: a numeric score, 1 or 0 for a boolean one, 0 for a categorical one."
                      *               }
                      *             ]
                      *           }
@@ -8582,6 +9927,10 @@ export interface operations {
                      *           "id": "3613d6fb-c9c6-5286-a919-506605f8a277",
                      *           "destination": "https://hooks.example.com/tally",
                      *           "config": {
+                     *             "events": [
+                     *               "request.completed",
+                     *               "feedback.created"
+                     *             ],
                      *             "sampleRate": 100,
                      *             "propertyFilters": [],
                      *             "filter": {
@@ -8667,6 +10016,10 @@ export interface operations {
                  * @example {
                  *       "destination": "https://hooks.example.com/tally",
                  *       "config": {
+                 *         "events": [
+                 *           "request.completed",
+                 *           "feedback.created"
+                 *         ],
                  *         "sampleRate": 100,
                  *         "filter": {
                  *           "request_response_rmt": {
@@ -8684,11 +10037,21 @@ export interface operations {
                     destination: string;
                     /**
                      * @default {
+                     *       "events": [
+                     *         "request.completed"
+                     *       ],
                      *       "sampleRate": 100,
                      *       "propertyFilters": []
                      *     }
                      */
                     config?: {
+                        /**
+                         * @description The events it gets: request.completed (the default alone), score.created, feedback.created (docs/webhooks.md)
+                         * @default [
+                         *       "request.completed"
+                         *     ]
+                         */
+                        events?: ("request.completed" | "score.created" | "feedback.created")[];
                         /**
                          * @description Percentage of events sent, 0 to 100; decided per request, the same on every redelivery
                          * @default 100
@@ -8725,6 +10088,10 @@ export interface operations {
                      *         "id": "3613d6fb-c9c6-5286-a919-506605f8a277",
                      *         "destination": "https://hooks.example.com/tally",
                      *         "config": {
+                     *           "events": [
+                     *             "request.completed",
+                     *             "feedback.created"
+                     *           ],
                      *           "sampleRate": 100,
                      *           "propertyFilters": [],
                      *           "filter": {
@@ -9042,6 +10409,7 @@ export interface operations {
                      *         {
                      *           "id": "afb04225-0a25-5a15-8db8-145e515ba0f2",
                      *           "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b",
+                     *           "event_key": "7b7e961d-254e-5401-8ee5-9452b893e55b",
                      *           "event": "webhook.test",
                      *           "status": "delivered",
                      *           "attempts": 1,
@@ -9148,6 +10516,7 @@ export interface operations {
                      *       "data": {
                      *         "id": "afb04225-0a25-5a15-8db8-145e515ba0f2",
                      *         "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b",
+                     *         "event_key": "7b7e961d-254e-5401-8ee5-9452b893e55b",
                      *         "event": "webhook.test",
                      *         "status": "pending",
                      *         "attempts": 1,
@@ -9415,7 +10784,9 @@ export interface operations {
                      *               "response_body",
                      *               "trace_id",
                      *               "span_id",
-                     *               "parent_span_id"
+                     *               "parent_span_id",
+                     *               "scores",
+                     *               "score_categories"
                      *             ],
                      *             "files": [
                      *               {
@@ -10005,7 +11376,9 @@ export interface operations {
                      *             "response_body",
                      *             "trace_id",
                      *             "span_id",
-                     *             "parent_span_id"
+                     *             "parent_span_id",
+                     *             "scores",
+                     *             "score_categories"
                      *           ],
                      *           "files": [
                      *             {

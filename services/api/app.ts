@@ -46,6 +46,8 @@ import { examples as promptExamples } from './prompts/examples.ts'
 import { promptRoutes } from './prompts/routes.ts'
 import { examples as requestExamples } from './requests/examples.ts'
 import { requestRoutes, requestServices } from './requests/routes.ts'
+import { examples as scoreExamples } from './scores/examples.ts'
+import { scoreRoutes } from './scores/routes.ts'
 import { createSessionDetailRepo } from './sessions/detail.ts'
 import { examples as sessionExamples } from './sessions/examples.ts'
 import { createSessionRepo } from './sessions/repo.ts'
@@ -167,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...otlpExamples,
     ...promptExamples,
     ...requestExamples,
+    ...scoreExamples,
     ...sessionExamples,
     ...sqlExamples,
     ...webhookExamples,
@@ -254,6 +257,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         createSessionDetailRepo(deps.clickhouse, limits),
       ),
     )
+    await api.register(scoreRoutes({ ...deps, limits, gate, quota }))
     await api.register(analyticsRoutes(deps.clickhouse, limits, gate))
     await api.register(sqlRoutes(sqlRunner, gate))
     await api.register(promptRoutes(deps))

@@ -1,3 +1,4 @@
+import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import type { Config } from '../shared/config.ts'
 import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
@@ -7,17 +8,27 @@ import { createDeliveryRepo } from '../shared/webhooks/deliveries.ts'
 import { createWebhookDirectory } from '../shared/webhooks/directory.ts'
 import { createSender } from '../shared/webhooks/sender.ts'
 import { createDispatchHandler } from './handler.ts'
+import { createScoredRequests } from './scored-requests.ts'
 import { createDeliveryWorker } from './worker.ts'
 
 export interface Dispatcher {
-  /** Records deliveries for a batch of request events (consumer group tally-dispatcher). */
+  /** Records deliveries for a batch of events (consumer group tally-dispatcher). */
   handler: EventHandler
   /** Stops claiming, lets attempts in flight end and records them. */
   stop(): Promise<void>
 }
 
-/** The dispatcher role: the event handler and the delivery worker, over one webhook cache. */
-export async function startDispatcher(config: Config, sql: Sql, log: Logger): Promise<Dispatcher> {
+/**
+ * The dispatcher role: the event handler and the delivery worker, over one webhook cache.
+ * `clickhouse` reads the requests that score events are about (docs/webhooks.md); without it a
+ * scored request reads as not stored yet.
+ */
+export async function startDispatcher(
+  config: Config,
+  sql: Sql,
+  log: Logger,
+  clickhouse?: ClickHouseClient,
+): Promise<Dispatcher> {
   const directory = await createWebhookDirectory(sql, log)
   const deletions = await createDeletedOrganizations(sql, log)
   const repo = createDeliveryRepo(sql)
@@ -38,11 +49,20 @@ export async function startDispatcher(config: Config, sql: Sql, log: Logger): Pr
     perDestination: config.TALLY_WEBHOOK_CONCURRENCY_PER_DESTINATION,
     maxHeldBytes: config.TALLY_WEBHOOK_HELD_BYTES,
   })
-  const handler = createDispatchHandler({ directory, deletions, repo, worker, leaseMs, log })
+  const handler = createDispatchHandler({
+    directory,
+    deletions,
+    repo,
+    worker,
+    leaseMs,
+    log,
+    ...(clickhouse ? { scoredRequests: createScoredRequests(clickhouse) } : {}),
+  })
   log.info(
     {
       schedule: config.TALLY_WEBHOOK_RETRY_SCHEDULE.length,
       privateNetworks: config.TALLY_WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      scoredRequests: clickhouse !== undefined,
     },
     'dispatcher_started',
   )

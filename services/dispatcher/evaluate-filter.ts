@@ -35,6 +35,9 @@ function matches(condition: Condition, event: RequestEvent): boolean {
     const text = Object.hasOwn(event.properties, subject.key) ? (event.properties[subject.key] as string) : ''
     return textMatches(text, condition, event)
   }
+  // Scores arrive after their request: never in the request's own event.
+  if (subject.kind === 'score')
+    throw new Error('a score condition cannot be decided on a request as it completes')
   const { field } = subject
   if (subject.level !== 'request' || !field.event) {
     throw new Error(`a ${subject.level}-level condition cannot be decided on one request`)

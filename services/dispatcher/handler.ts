@@ -1,25 +1,45 @@
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
+import type { AnnotationEvent } from '../shared/events/annotation-event.ts'
+import { annotationEvents, requestEvents, type TallyEvent } from '../shared/events/event.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
 import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
 import { counter } from '../shared/metrics.ts'
-import type { DeliveryRepo, NewDelivery } from '../shared/webhooks/deliveries.ts'
+import { type DeliveryRepo, deliveryKey, type NewDelivery } from '../shared/webhooks/deliveries.ts'
 import type { WebhookDirectory, WebhookTarget } from '../shared/webhooks/directory.ts'
-import { buildPayload, isSampled } from '../shared/webhooks/payload.ts'
+import {
+  buildPayload,
+  buildScorePayload,
+  isSampled,
+  type ScoreEventKind,
+  scoreEventKindOf,
+} from '../shared/webhooks/payload.ts'
 import { matchesTree } from './evaluate-filter.ts'
+import { type ScoredRequests, scoredKey } from './scored-requests.ts'
 import type { DeliveryWorker } from './worker.ts'
 
 const recorded = counter(
   'tally_webhook_deliveries_recorded_total',
-  'Deliveries written for request events (a redelivered event writes none)',
+  'Deliveries written for request and score events (a redelivered event writes none)',
 )
+
+/** A live score event and the webhook event it is. */
+interface ScoreEvent {
+  event: AnnotationEvent
+  kind: ScoreEventKind
+}
 
 /**
  * The dispatcher's side of the event stream: for every event and every active webhook of its
- * organization that samples and filters it in, one delivery row with the exact body bytes. The
- * batch resolves only once the rows are written, so Kafka commits (or the intake acknowledges)
- * only what is durable; a redelivered event conflicts with its rows and is not sent again.
- * Rows this process has room for are claimed as they are written and sent at once.
+ * organization that subscribes to its kind and samples and filters it in, one delivery row with
+ * the exact body bytes. The batch resolves only once the rows are written, so Kafka commits (or
+ * the intake acknowledges) only what is durable; a redelivered event conflicts with its rows and
+ * is not sent again. Rows this process has room for are claimed as they are written and sent at
+ * once.
+ *
+ * A request event is `request.completed`; a live score `score.created` or `feedback.created`
+ * (payload.ts), decided on the scored request as stored: the requests of a batch's scores are
+ * read in one query, and only for organizations with a webhook that takes score events.
  */
 export function createDispatchHandler(deps: {
   directory: WebhookDirectory
@@ -29,8 +49,13 @@ export function createDispatchHandler(deps: {
   worker: DeliveryWorker
   leaseMs: number
   log: Logger
+  /**
+   * The stored requests scores are about; absent in a process without ClickHouse, where every
+   * scored request reads as not stored.
+   */
+  scoredRequests?: ScoredRequests
 }): EventHandler {
-  const { directory, deletions, repo, worker, leaseMs, log } = deps
+  const { directory, deletions, repo, worker, leaseMs, log, scoredRequests } = deps
   // A stored filter this version cannot read matches nothing: said once per webhook and process.
   const warned = new Set<string>()
   const unreadable = (webhookId: string, problem: string) => {
@@ -52,21 +77,54 @@ export function createDispatchHandler(deps: {
     if (webhook.filter.problem) unreadable(webhook.id, webhook.filter.problem)
     return false
   }
+  /** Whether the webhook takes the event: active, subscribed to its kind. */
+  const subscribed = (webhook: WebhookTarget, kind: string) => webhook.active && webhook.events.has(kind)
+
   return {
     name: 'dispatcher',
     permanent: deliveryErrorReason,
-    async handle(batch: RequestEvent[]) {
-      if (batch.length === 0) return
+    async handle(all: TallyEvent[]) {
+      const scores: ScoreEvent[] = []
+      for (const event of annotationEvents(all)) {
+        const kind = scoreEventKindOf(event)
+        if (kind) scores.push({ event, kind })
+      }
+      const requests = requestEvents(all)
+      if (requests.length === 0 && scores.length === 0) return
       const started = Date.now()
-      const deleted = await deletions.among(batch.map((e) => e.organization_id))
-      const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))
-      const webhooks = await directory.forOrganizations([...new Set(events.map((e) => e.organization_id))])
+      const organizations = [
+        ...new Set([...requests, ...scores.map((s) => s.event)].map((e) => e.organization_id)),
+      ]
+      const deleted = await deletions.among(organizations)
+      const live = (organizationId: string) => !deleted.has(organizationId)
+      const webhooks = await directory.forOrganizations(organizations.filter(live))
       const deliveries: NewDelivery[] = []
       const room = worker.room()
-      for (const event of events) {
+      /** Claimed (sent from memory) while this process has room for it, else left due for any. */
+      const claim = (body: Buffer) => {
+        const claimed = room.count > 0 && room.bytes >= body.length
+        if (claimed) {
+          room.count--
+          room.bytes -= body.length
+        }
+        return claimed
+      }
+      // An event twice in one batch (a producer's retry, a score sent twice) is one delivery:
+      // both would otherwise be claimed under the one row insert() returns for them.
+      const keys = new Set<string>()
+      const add = (delivery: Omit<NewDelivery, 'claimed'>) => {
+        const key = deliveryKey(delivery)
+        if (keys.has(key)) return
+        keys.add(key)
+        deliveries.push({ ...delivery, claimed: claim(delivery.body) })
+      }
+      let events = 0
+      for (const event of requests) {
+        if (!live(event.organization_id)) continue
+        events++
         const bodies = new Map<boolean, Buffer>()
         for (const webhook of webhooks.get(event.organization_id) ?? []) {
-          if (!webhook.active) continue
+          if (!subscribed(webhook, 'request.completed')) continue
           if (!isSampled(webhook.id, event.request_id, webhook.sampleRate)) continue
           if (!decide(webhook, event)) continue
           let body = bodies.get(webhook.includeData)
@@ -74,18 +132,43 @@ export function createDispatchHandler(deps: {
             body = buildPayload(event, webhook.includeData, 'request.completed')
             bodies.set(webhook.includeData, body)
           }
-          // Claimed (sent from memory) while this process has room for it, else left due for any.
-          const claimed = room.count > 0 && room.bytes >= body.length
-          if (claimed) {
-            room.count--
-            room.bytes -= body.length
-          }
-          deliveries.push({
+          add({ webhookId: webhook.id, requestId: event.request_id, event: 'request.completed', body })
+        }
+      }
+      // Only scores some webhook subscribes to; their requests read in one query.
+      const wanted = scores.filter(
+        ({ event, kind }) =>
+          live(event.organization_id) &&
+          (webhooks.get(event.organization_id) ?? []).some((w) => subscribed(w, kind)),
+      )
+      const stored =
+        wanted.length > 0 && scoredRequests
+          ? await scoredRequests.find(
+              wanted
+                .filter(({ event }) => event.target_kind === 'request')
+                .map(({ event }) => ({ organizationId: event.organization_id, requestId: event.request_id })),
+            )
+          : new Map<string, RequestEvent>()
+      for (const { event, kind } of wanted) {
+        events++
+        const request =
+          event.target_kind === 'request'
+            ? stored.get(scoredKey(event.organization_id, event.request_id))
+            : undefined
+        let body: Buffer | undefined
+        for (const webhook of webhooks.get(event.organization_id) ?? []) {
+          if (!subscribed(webhook, kind)) continue
+          if (!isSampled(webhook.id, event.score_id, webhook.sampleRate)) continue
+          // A filter decides on the scored request: a session's score, or a request not stored
+          // (yet), matches only a webhook without one.
+          if (webhook.filter.tree.kind !== 'all' && !(request && decide(webhook, request))) continue
+          body ??= buildScorePayload(event, kind, request && { sessionId: request.session_id })
+          add({
             webhookId: webhook.id,
-            requestId: event.request_id,
-            event: 'request.completed',
+            requestId: null,
+            eventKey: `score:${event.score_id}:${event.version}`,
+            event: kind,
             body,
-            claimed,
           })
         }
       }
@@ -94,7 +177,7 @@ export function createDispatchHandler(deps: {
       recorded.inc(inserted.size)
       const mine = []
       for (const d of deliveries) {
-        const id = d.claimed ? inserted.get(`${d.webhookId}:${d.requestId}`) : undefined
+        const id = d.claimed ? inserted.get(deliveryKey(d)) : undefined
         if (id)
           mine.push({
             id,
@@ -107,7 +190,7 @@ export function createDispatchHandler(deps: {
       }
       worker.enqueue(mine, true)
       log.debug(
-        { events: events.length, deliveries: inserted.size, ms: Date.now() - started },
+        { events, deliveries: inserted.size, ms: Date.now() - started },
         'webhook_deliveries_recorded',
       )
     },

@@ -10,14 +10,37 @@ import { clickHouseTime } from '../shared/timestamp.ts'
 
 /**
  * What an export holds: every column of request_response_rmt but the row version (ingested_at),
- * bodies included, under the table's own names. UUIDs are written as text, which every Parquet
- * reader takes (ClickHouse would write them as 16 raw bytes).
+ * bodies included, under the table's own names, with `properties` as it is now (its updates set
+ * after the fact applied); then the request's live scores: `scores` (name → number, the average
+ * when several scores share a name; booleans 1 or 0) and `score_categories` (name → category of
+ * its categorical scores, the latest when several share a name). UUIDs are written as text, which
+ * every Parquet reader takes (ClickHouse would write them as 16 raw bytes).
  */
-export const EXPORT_COLUMNS = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at').map((c) => c.name)
+export const EXPORT_COLUMNS = [
+  ...REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at').map((c) => c.name),
+  'scores',
+  'score_categories',
+]
 
-const SELECT_LIST = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at')
-  .map((c) => (c.kind === 'uuid' ? `toString(${c.name}) AS ${c.name}` : c.name))
-  .join(', ')
+/** The tables of schemas/clickhouse/0005_scores.sql. */
+const SCORE_TABLE = 'scores'
+const PROPERTY_UPDATE_TABLE = 'request_property_updates'
+const PROPERTIES_TYPE = 'Map(LowCardinality(String), String)'
+
+/** The request's columns read from the table (`r`), by the outer select's names. */
+const SOURCE_COLUMNS = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at')
+
+const SELECT_LIST = [
+  ...SOURCE_COLUMNS.map((c) =>
+    c.kind === 'uuid'
+      ? `toString(r.${c.name}) AS ${c.name}`
+      : c.name === 'properties'
+        ? `CAST(mapUpdate(r.properties, u.updates), '${PROPERTIES_TYPE}') AS properties`
+        : `r.${c.name} AS ${c.name}`,
+  ),
+  'sc.scores AS scores',
+  'sc.categories AS score_categories',
+].join(', ')
 
 /** Where one file ends: the sorting key of its last row. */
 export interface Cursor {
@@ -38,22 +61,63 @@ const TIME = "DateTime64(3, 'UTC')"
 /**
  * The rows of the scope, deduplicated (FINAL): one organization, [from, to), the filter, and
  * after the cursor when there is one. Every value is a query parameter; the SQL text varies only
- * between these two closed forms and the compiled filter's placeholders.
+ * between these two closed forms and the compiled filter's placeholders. `filtered: false` leaves
+ * the filter out (a superset of the scope's keys, for look-ups by request id).
  */
-function where(scope: ExportScope, after: Cursor | null): { sql: string; params: Record<string, unknown> } {
+function where(
+  scope: ExportScope,
+  after: Cursor | null,
+  filtered = true,
+): { sql: string; params: Record<string, unknown> } {
   return {
     sql: `organization_id = {organization_id:UUID}
       AND request_created_at >= {from:${TIME}} AND request_created_at < {to:${TIME}}
-      AND (${scope.filter.sql})
+      ${filtered ? `AND (${scope.filter.sql})` : ''}
       ${after ? `AND request_created_at >= {after_at:${TIME}} AND ${KEY} > ({after_at:${TIME}}, {after_id:UUID})` : ''}`,
     params: {
-      ...scope.filter.params,
+      ...(filtered ? scope.filter.params : {}),
       organization_id: scope.organizationId,
       from: clickHouseTime(scope.from.getTime()),
       to: clickHouseTime(scope.to.getTime()),
       ...(after ? { after_at: clickHouseTime(after.createdAtMs), after_id: after.requestId } : {}),
     },
   }
+}
+
+/**
+ * One file's rows with their annotations. The requests of the file's key range come from the
+ * table (FINAL, the scope's filter, ordered by key); the property updates and live scores are read
+ * for the organization and for the request ids of that range only (`part`: the same range without
+ * the filter, its key columns only), each grouped to one row per request, so the LEFT JOINs add
+ * no row and the file holds exactly the rows that nextPart and count count.
+ */
+function fileQuery(requests: string, part: string, format: string): string {
+  return `SELECT ${SELECT_LIST}
+    FROM (SELECT ${SOURCE_COLUMNS.map((c) => c.name).join(', ')} FROM ${REQUEST_TABLE} FINAL WHERE ${requests}) AS r
+    LEFT JOIN (
+      SELECT request_id AS updated_request_id,
+             CAST(mapFromArrays(groupArray(key), groupArray(value)), '${PROPERTIES_TYPE}') AS updates
+      FROM ${PROPERTY_UPDATE_TABLE} FINAL
+      WHERE organization_id = {organization_id:UUID}
+        AND request_id IN (SELECT request_id FROM ${REQUEST_TABLE} WHERE ${part})
+      GROUP BY request_id
+    ) AS u ON r.request_id = u.updated_request_id
+    LEFT JOIN (
+      SELECT scored_request_id,
+             mapSort(mapFromArrays(groupArrayIf(name, NOT categorical), groupArrayIf(average, NOT categorical))) AS scores,
+             mapSort(mapFromArrays(groupArrayIf(name, categorical), groupArrayIf(category, categorical))) AS categories
+      FROM (
+        SELECT request_id AS scored_request_id, name, data_type = 'categorical' AS categorical,
+               avg(value) AS average, argMax(string_value, (created_at, id)) AS category
+        FROM ${SCORE_TABLE} FINAL
+        WHERE organization_id = {organization_id:UUID} AND is_deleted = 0 AND target_kind = 'request'
+          AND request_id IN (SELECT request_id FROM ${REQUEST_TABLE} WHERE ${part})
+        GROUP BY request_id, name, categorical
+      )
+      GROUP BY scored_request_id
+    ) AS sc ON r.request_id = sc.scored_request_id
+    ORDER BY r.request_created_at, r.request_id
+    FORMAT ${format}`
 }
 
 const boundary = z.array(z.object({ rows: z.number().int(), at: z.number().int(), id: z.string() }))
@@ -131,11 +195,13 @@ export function createExportQueries(
       signal: AbortSignal,
     ): Promise<Readable> {
       const w = where(scope, after)
+      const upTo = `${KEY} <= ({last_at:${TIME}}, {last_id:UUID})`
       const result = await client.exec({
-        query: `SELECT ${SELECT_LIST} FROM ${REQUEST_TABLE} FINAL
-                WHERE ${w.sql} AND ${KEY} <= ({last_at:${TIME}}, {last_id:UUID})
-                ORDER BY request_created_at, request_id
-                FORMAT ${FILE_FORMATS[format].clickhouse}`,
+        query: fileQuery(
+          `${w.sql} AND ${upTo}`,
+          `${where(scope, after, false).sql} AND ${upTo}`,
+          FILE_FORMATS[format].clickhouse,
+        ),
         query_params: { ...w.params, last_at: clickHouseTime(last.createdAtMs), last_id: last.requestId },
         clickhouse_settings: settings,
         // Covers reading the stream too: a file that does not arrive in time fails the attempt.

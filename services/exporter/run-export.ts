@@ -52,7 +52,7 @@ export async function runExport(
     from: job.from,
     to: job.to,
     // Checked when the export was created; compiled again from the stored tree.
-    filter: compileRequestFilter(job.filter, { path: 'filter' }),
+    filter: compileRequestFilter(job.filter, { path: 'filter', organization: '{organization_id:UUID}' }),
   }
   const prefix = exportPrefix(job.organizationId, job.id)
   const dir = await mkdtemp(join(deps.scratchDir, `export-${job.id}-`))

@@ -2,15 +2,27 @@ import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { isClickHouseUnavailable } from '../shared/clickhouse/errors.ts'
 import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
+import { isAnnotation, type TallyEvent } from '../shared/events/event.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
-import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
 import { counter, histogram } from '../shared/metrics.ts'
+import {
+  PROPERTY_UPDATE_COLUMNS,
+  PROPERTY_UPDATE_TABLE,
+  propertyUpdateRow,
+  SCORE_COLUMNS,
+  SCORE_TABLE,
+  scoreRow,
+} from './annotation-tables.ts'
 import { createDeletionSweeper, type DeletionSweeper } from './sweeper.ts'
 
 const written = counter(
   'tally_events_written_total',
   'Rows inserted into request_response_rmt (a redelivered event is written again and replaced)',
+)
+const annotated = counter(
+  'tally_annotations_written_total',
+  'Scores and after-the-fact properties inserted (a redelivered one is written again and replaced)',
 )
 const dropped = counter(
   'tally_ingest_events_dropped_total',
@@ -66,7 +78,8 @@ function rowErrorReason(err: unknown): string | undefined {
 }
 
 /**
- * Writes each batch to request_response_rmt in one insert. A re-ingested request has the same
+ * Writes each batch's requests to request_response_rmt in one insert, and its scores and
+ * after-the-fact properties to their tables (annotation-tables.ts). A re-ingested request has the same
  * sorting key, so ReplacingMergeTree keeps one row; queries read with FINAL until merges catch up.
  * Events of deleted organizations are dropped (and what may have been written of them is swept).
  */
@@ -76,7 +89,7 @@ export function createIngestHandler(
   deletions: DeletedOrganizations,
   sweeper: DeletionSweeper = createDeletionSweeper(client, deletions, log),
 ): EventHandler {
-  async function write(batch: RequestEvent[]): Promise<void> {
+  async function write(batch: TallyEvent[]): Promise<void> {
     const deleted = await deletions.among(batch.map((e) => e.organization_id))
     const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))
     if (deleted.size > 0) {
@@ -86,18 +99,44 @@ export function createIngestHandler(
     if (events.length === 0) return
     // Before the insert: one that fails may still have written.
     sweeper.writes(new Set(events.map((e) => e.organization_id)))
+    const requests = []
+    const scores = []
+    const properties = []
+    for (const e of events) {
+      if (!isAnnotation(e)) requests.push(toCompactRow(e))
+      else if (e.kind === 'score') scores.push(scoreRow(e))
+      else properties.push(propertyUpdateRow(e))
+    }
     const stop = batchSeconds.startTimer()
     try {
-      await client.insert({
-        table: REQUEST_TABLE,
-        columns: [...INSERT_COLUMNS],
-        values: events.map(toCompactRow),
-        format: 'JSONCompactEachRow',
-      })
+      // Each table's rows are replaced by a later write of the same key, so a batch retried after
+      // one of these inserts succeeded writes those rows again harmlessly.
+      if (requests.length > 0)
+        await client.insert({
+          table: REQUEST_TABLE,
+          columns: [...INSERT_COLUMNS],
+          values: requests,
+          format: 'JSONCompactEachRow',
+        })
+      if (scores.length > 0)
+        await client.insert({
+          table: SCORE_TABLE,
+          columns: [...SCORE_COLUMNS],
+          values: scores,
+          format: 'JSONCompactEachRow',
+        })
+      if (properties.length > 0)
+        await client.insert({
+          table: PROPERTY_UPDATE_TABLE,
+          columns: [...PROPERTY_UPDATE_COLUMNS],
+          values: properties,
+          format: 'JSONCompactEachRow',
+        })
     } finally {
       stop()
     }
-    written.inc(events.length)
+    written.inc(requests.length)
+    annotated.inc(scores.length + properties.length)
     batchSize.observe(events.length)
     log.debug({ batch: events.length }, 'ingest_batch_written')
   }
@@ -108,7 +147,7 @@ export function createIngestHandler(
     // A server or shard that cannot take the insert now: on a cluster the rows bound for a shard
     // that is down fail while the others are written, which says nothing against those rows.
     transient: isClickHouseUnavailable,
-    async handle(events: RequestEvent[]) {
+    async handle(events: TallyEvent[]) {
       if (events.length > 0) await sweeper.writing(write(events))
     },
   }

@@ -226,6 +226,10 @@ const REFERENCE: Record<keyof Config, Described> = {
     meaning:
       'How long the intake waits for ClickHouse to tell the first creation time of re-sent request ids before it goes on without.',
   },
+  TALLY_SCORE_ORPHAN_GRACE: {
+    meaning:
+      'How long a score may wait for the request or session it grades to be stored before `GET /v1/scores?status=orphaned` reports it (docs/scores.md).',
+  },
   TALLY_QUERY_MAX_EXECUTION_TIME: {
     meaning:
       'Time limit of each ClickHouse query run for a caller (request and session queries); 422 beyond, as for the other `TALLY_QUERY_MAX_*`.',

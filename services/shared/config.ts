@@ -259,6 +259,8 @@ export const configSchema = z.object({
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   /** How long the intake waits for ClickHouse to tell the first creation time of re-sent request ids before it goes on without. */
   TALLY_INTAKE_LOOKUP_TIMEOUT: duration('300ms', '1ms'),
+  /** How long a score may wait for its request or session before GET /v1/scores reports it orphaned. */
+  TALLY_SCORE_ORPHAN_GRACE: duration('15m', '1s'),
   /**
    * Limits of every ClickHouse query run for a caller (request and session queries, the intake's
    * look-up); see services/shared/clickhouse/query-limits.ts and docs/requests.md for the defaults' reasons.

@@ -176,7 +176,7 @@ export function inOrganizationTurn<T>(
  */
 export function createCapped<T>(
   sql: Sql,
-  table: 'api_keys' | 'webhooks' | 'export_schedules',
+  table: 'api_keys' | 'webhooks' | 'export_schedules' | 'score_configs',
   organizationId: string,
   max: number,
   insert: (tx: TxSql) => Promise<T>,

@@ -220,7 +220,8 @@ describe('trees', () => {
       right: { properties: { [hostile]: { equals: hostile } } },
     })
     expect(compiled.sql).not.toContain('OR 1=1')
-    expect(Object.values(compiled.params)).toEqual([hostile, hostile, hostile])
+    // The model, the property's key, and its value (compared with its logged and its later values).
+    expect(Object.values(compiled.params)).toEqual([hostile, hostile, hostile, hostile])
   })
 
   it('a prefix keeps two compiled filters apart in one query', () => {

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs'
 import avro from 'avsc'
 import { describe, expect, it } from 'vitest'
+import { type AnnotationEvent, annotationEventSchema } from '../../services/shared/events/annotation-event.ts'
 import {
   crc64Avro,
   createAvroCodec,
   DecodeError,
   EVENTS_DIR,
-  loadRequestEventCodec,
+  loadEventCodec,
 } from '../../services/shared/events/codec.ts'
 import { type RequestEvent, requestEventSchema } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -23,7 +24,7 @@ describe('CRC-64-AVRO', () => {
 
 describe('request event codec', () => {
   it('round-trips an event in single-object encoding', async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const event = sampleEvent()
     const bytes = codec.encode(event)
     expect([...bytes.subarray(0, 2)]).toEqual([0xc3, 0x01])
@@ -48,7 +49,7 @@ describe('request event codec', () => {
   })
 
   it('refuses what it cannot read, with a reason', async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     expect(() => codec.decode(Buffer.from('{"json":true}'))).toThrowError(DecodeError)
     const unknown = Buffer.concat([Buffer.from([0xc3, 0x01]), Buffer.alloc(8, 7), Buffer.from([1, 2, 3])])
     expect(() => codec.decode(unknown)).toThrowError(/unknown writer schema fingerprint/)
@@ -60,6 +61,52 @@ describe('request event codec', () => {
       good.subarray(0, 10),
       type.toBuffer({ ...type.fromBuffer(good.subarray(10)), request_id: 'not-a-uuid' }),
     ])
+    expect(() => codec.decode(invalid)).toThrowError(/invalid event/)
+  })
+})
+
+describe('annotation events on the same codec', () => {
+  const annotation: AnnotationEvent = {
+    organization_id: '3b1f6c2e-8d4a-4f1b-9c2e-7a5d3e1f0b9c',
+    kind: 'score',
+    score_id: '5d8b7e35-0a1c-5f4e-8b2d-9c3e7f1a6b42',
+    target_kind: 'request',
+    request_id: '7b7e961d-254e-5401-8ee5-9452b893e55b',
+    session_id: '',
+    name: 'helpfulness',
+    data_type: 'numeric',
+    value: 0.75,
+    string_value: '',
+    source: 'eval',
+    comment: 'grader v2',
+    created_at: new Date('2026-11-27T09:00:00.123Z'),
+    version: 1795683600123000,
+    deleted: false,
+  }
+
+  it('round-trips a score beside a request: the fingerprint says which it is', async () => {
+    const codec = await loadEventCodec()
+    const request = sampleEvent()
+    const [a, r] = [codec.encode(annotation), codec.encode(request)]
+    expect(a.subarray(2, 10).equals(r.subarray(2, 10))).toBe(false)
+    expect(codec.decode(a)).toEqual(annotation)
+    expect(codec.decode(r)).toEqual(request)
+  })
+
+  it('keeps the Avro schema and the in-memory schema to the same fields', () => {
+    const schema = JSON.parse(readFileSync(`${EVENTS_DIR}annotation-event.avsc`, 'utf8'))
+    const avroFields = schema.fields.map((f: { name: string }) => f.name).sort()
+    expect(avroFields).toEqual(Object.keys(annotationEventSchema.shape).sort())
+  })
+
+  it('refuses an annotation that breaks its rules as an invalid event', async () => {
+    const codec = await loadEventCodec()
+    const type = avro.Type.forSchema(JSON.parse(readFileSync(`${EVENTS_DIR}annotation-event.avsc`, 'utf8')), {
+      logicalTypes: {},
+    })
+    const good = codec.encode(annotation)
+    const body = type.fromBuffer(good.subarray(10)) as Record<string, unknown>
+    const invalid = Buffer.concat([good.subarray(0, 10), type.toBuffer({ ...body, organization_id: 'nope' })])
     expect(() => codec.decode(invalid)).toThrowError(/invalid event/)
   })
 })

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../services/shared/config.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
+import { requestEvents } from '../../services/shared/events/event.ts'
 import {
   createKafkaPublisher,
   ensureTopics,
@@ -44,7 +45,7 @@ describe.skipIf(!brokers)('Kafka transport', () => {
   })
 
   it('carries Avro events from the producer to a consumer group, which sees each one decoded', async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec)
     stops.push(() => publisher.close())
     const received: RequestEvent[] = []
@@ -54,7 +55,7 @@ describe.skipIf(!brokers)('Kafka transport', () => {
       topic: config.TALLY_REQUEST_TOPIC,
       dlqTopic: config.TALLY_DLQ_TOPIC,
       codec,
-      handler: { name: 'collect', handle: async (events) => void received.push(...events) },
+      handler: { name: 'collect', handle: async (events) => void received.push(...requestEvents(events)) },
       log,
     })
     stops.push(() => consumer.stop())
@@ -67,7 +68,7 @@ describe.skipIf(!brokers)('Kafka transport', () => {
     for (const e of sent) expect(byId.get(e.request_id)).toEqual(e)
   })
   it('keeps fetching while events keep arriving: each round is consumed before the next is published', async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, codec)
     stops.push(() => publisher.close())
     const seen = new Set<string>()

@@ -32,7 +32,7 @@ describe('postgres migrations', () => {
     try {
       const files = await readMigrations(`${SCHEMAS_DIR}postgres`)
       const runs = await Promise.all(pools.map((p) => migratePostgres(p, `${SCHEMAS_DIR}postgres`, log)))
-      expect(runs.flat().sort()).toEqual(files.map((f) => f.version))
+      expect(runs.flat().sort((a, b) => a - b)).toEqual(files.map((f) => f.version))
       expect(await migratePostgres(pools[0] as postgres.Sql, `${SCHEMAS_DIR}postgres`, log)).toEqual([])
       const rows = await admin.unsafe(`select version from ${schema}.schema_migrations order by version`)
       expect(rows.map((r) => r.version)).toEqual(files.map((f) => f.version))

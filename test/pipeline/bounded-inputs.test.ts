@@ -11,7 +11,7 @@ import {
   type DeletedOrganizations,
 } from '../../services/shared/deleted-organizations.ts'
 import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
 import { callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -150,7 +150,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
 
   it('in-process: a row ClickHouse refuses is isolated and named; the rest of the batch is written', async () => {
     const org = await tally.newOrg()
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const publisher = createInProcessPublisher(codec, [createIngestHandler(tally.clickhouse, log, deletions)])
     const ev = (o = {}) => sampleEvent({ organization_id: org.organizationId, ...o })
     const batch = [ev(), ev(), ev({ created_at: new Date(8e15) }), ev(), ev()]

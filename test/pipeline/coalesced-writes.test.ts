@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
-import type { RequestEvent } from '../../services/shared/events/request-event.ts'
+import type { TallyEvent } from '../../services/shared/events/event.ts'
 import { sampleEvent } from '../support/events.ts'
 
 const events = (n: number, body = '') =>
@@ -9,7 +9,7 @@ const upTo = (maxEvents: number, maxBytes = 1 << 30) => ({ maxEvents, maxBytes }
 
 describe('coalesced handler writes', () => {
   it('calls arriving together share one write, and each caller resolves after it', async () => {
-    const writes: RequestEvent[][] = []
+    const writes: TallyEvent[][] = []
     const handler = coalesce({ name: 'w', handle: async (batch) => void writes.push(batch) }, upTo(100))
     await Promise.all([handler.write(events(3)), handler.write(events(4)), handler.write(events(5))])
     expect(writes.map((w) => w.length)).toEqual([12])

@@ -1,21 +1,21 @@
 import { getEventListeners } from 'node:events'
 import { pino } from 'pino'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { type Codec, loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { type Codec, loadEventCodec } from '../../services/shared/events/codec.ts'
 import {
   type ConsumedMessage,
   createConsumerSteps,
   type PartitionBatch,
 } from '../../services/shared/events/consumer-steps.ts'
+import type { TallyEvent } from '../../services/shared/events/event.ts'
 import type { BatchWriter } from '../../services/shared/events/handler.ts'
-import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
 
 // The consumer's steps without a broker: what happens in which order, whatever client feeds them.
 describe('consumer steps', () => {
-  let codec: Codec<RequestEvent>
+  let codec: Codec<TallyEvent>
   beforeAll(async () => {
-    codec = await loadRequestEventCodec()
+    codec = await loadEventCodec()
   })
 
   /** A partition batch that records what the steps did to it. */

@@ -187,7 +187,9 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
     expect(await rs.json()).toEqual([
       { table: 'request_hour_inserts' },
       { table: 'request_hours' },
+      { table: 'request_property_updates' },
       { table: 'request_response_rmt' },
+      { table: 'scores' },
       { table: 'session_hours' },
     ])
   })

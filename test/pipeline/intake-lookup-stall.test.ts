@@ -7,7 +7,8 @@ import { createIntake } from '../../services/api/requests/service.ts'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
 import { loadConfig } from '../../services/shared/config.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
+import { requestEvents } from '../../services/shared/events/event.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
 import { insertEvents, openMigratedClickHouse } from '../support/clickhouse.ts'
@@ -36,12 +37,12 @@ describe('the intake while ClickHouse hangs', () => {
     proxied = await openClickHouse(config, log)
     // The events go to a handler that collects them (and to ClickHouse directly): only the
     // look-up goes through the proxy.
-    const publisher = createInProcessPublisher(await loadRequestEventCodec(), [
+    const publisher = createInProcessPublisher(await loadEventCodec(), [
       {
         name: 'collect',
         async handle(events) {
-          published.push(...events)
-          await insertEvents(direct, events)
+          published.push(...requestEvents(events))
+          await insertEvents(direct, requestEvents(events))
         },
       },
     ])

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
 import { readGroupLag } from '../../services/shared/events/consumer-lag.ts'
 import type { EventHandler } from '../../services/shared/events/handler.ts'
 import { type KafkaConnection, runKafkaConsumer } from '../../services/shared/events/kafka.ts'
@@ -47,14 +47,14 @@ describe.skipIf(!brokers)('a Kafka consumer that stops making progress', () => {
       groupId,
       topic,
       dlqTopic: `${topic}.dlq`,
-      codec: await loadRequestEventCodec(),
+      codec: await loadEventCodec(),
       log,
       handler,
       ...options,
     })
 
   it('is made anew by the watchdog when a write hangs, says so, and then writes everything', async () => {
-    const codec = await loadRequestEventCodec()
+    const codec = await loadEventCodec()
     const events = Array.from({ length: 40 }, () => sampleEvent())
     await produceRaw(
       kafka,

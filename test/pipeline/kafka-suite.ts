@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, beforeAll } from 'vitest'
-import { type Codec, loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { type Codec, loadEventCodec } from '../../services/shared/events/codec.ts'
+import type { TallyEvent } from '../../services/shared/events/event.ts'
 import { type KafkaConnection, kafkaConnection } from '../../services/shared/events/kafka.ts'
-import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
 import { type ReadMessage, readTopic } from '../support/kafka.ts'
 import { requestApi } from './client.ts'
@@ -12,7 +12,7 @@ export interface KafkaSuite {
   tally: TestTally
   api: ReturnType<typeof requestApi>
   kafka: KafkaConnection
-  codec: Codec<RequestEvent>
+  codec: Codec<TallyEvent>
   /** This file's consumer groups start with it (its ingest group is `${groupPrefix}tally-ingest`). */
   groupPrefix: string
   /** Run after the file, last added first, before Tally closes. */
@@ -43,7 +43,7 @@ export function kafkaSuite(): KafkaSuite {
     })
     suite.api = requestApi(suite.tally)
     suite.kafka = kafkaConnection(suite.tally.config, pino({ level: 'silent' }))
-    suite.codec = await loadRequestEventCodec()
+    suite.codec = await loadEventCodec()
   })
   afterAll(async () => {
     for (const stop of suite.stops.reverse()) await stop()

@@ -1,6 +1,6 @@
 import { pino } from 'pino'
 import { loadConfig } from '../../services/shared/config.ts'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
 import { createKafkaPublisher, ensureTopics, kafkaConnection } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
 
@@ -9,11 +9,7 @@ export async function publishToTopic(env: Record<string, string>, events: Reques
   const config = loadConfig(env)
   const kafka = kafkaConnection(config, pino({ level: 'silent' }))
   await ensureTopics(kafka, config)
-  const publisher = await createKafkaPublisher(
-    kafka,
-    config.TALLY_REQUEST_TOPIC,
-    await loadRequestEventCodec(),
-  )
+  const publisher = await createKafkaPublisher(kafka, config.TALLY_REQUEST_TOPIC, await loadEventCodec())
   await publisher.publish(events)
   await publisher.close()
   return { config, kafka }

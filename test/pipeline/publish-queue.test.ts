@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { loadRequestEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec } from '../../services/shared/events/codec.ts'
 import { createPublishQueue, PublishQueueFullError } from '../../services/shared/events/publish-queue.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -99,7 +99,7 @@ describe('in-process transport bounds', () => {
     })
     const stored: string[] = []
     const publisher = createInProcessPublisher(
-      await loadRequestEventCodec(),
+      await loadEventCodec(),
       [
         {
           name: 'stalled',
@@ -115,7 +115,7 @@ describe('in-process transport bounds', () => {
   }
   const orgs = { a: randomUUID(), b: randomUUID(), c: randomUUID() }
   const eventOf = (org: keyof typeof orgs) => sampleEvent({ organization_id: orgs[org] })
-  const size = async () => (await loadRequestEventCodec()).encode(eventOf('a')).length
+  const size = async () => (await loadEventCodec()).encode(eventOf('a')).length
 
   it('refuses past the per-organization bound while storing is slow, another organization still gets in', async () => {
     const one = await size()

@@ -172,7 +172,7 @@ describe('POST /v1/sql/query and GET /v1/sql/schema', () => {
     const res = await callApi(tally.app, 'GET', '/v1/sql/schema', { as: a })
     expect(res.status).toBe(200)
     const byName = Object.fromEntries(res.data.tables.map((t: { name: string }) => [t.name, t]))
-    expect(Object.keys(byName)).toEqual(['requests', 'sessions'])
+    expect(Object.keys(byName)).toEqual(['requests', 'sessions', 'scores'])
     expect(byName.requests.columns).toContainEqual({
       name: 'cost',
       type: 'Float64',

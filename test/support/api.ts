@@ -58,6 +58,7 @@ export function apiAs(target: ApiTarget, caller: Caller) {
     get: (url: string, headers?: Record<string, string>) => call('GET', url, undefined, headers),
     post: (url: string, body?: unknown, headers?: Record<string, string>) => call('POST', url, body, headers),
     patch: (url: string, body: unknown) => call('PATCH', url, body),
+    put: (url: string, body: unknown) => call('PUT', url, body),
     delete: (url: string) => call('DELETE', url),
   }
 }

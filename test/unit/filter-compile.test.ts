@@ -59,9 +59,12 @@ describe('the filter compiler (no engine)', () => {
       params: { f0: Date.UTC(2026, 9, 31, 23) },
       columns: new Set(['request_created_at']),
     })
+    // A property as it is now: its latest value set after the fact, else the logged one.
     expect(compileRequestFilter({ properties: { env: { equals: 'prod' } } }, { prefix: 'w' })).toEqual({
-      sql: 'properties[{w0:String}] = {w1:String}',
-      params: { w0: 'env', w1: 'prod' },
+      sql:
+        '(request_id IN (SELECT request_id FROM request_property_updates FINAL WHERE organization_id = {org:UUID} AND key = {w0:String} AND value = {w1:String})' +
+        ' OR (properties[{w0:String}] = {w2:String} AND request_id NOT IN (SELECT request_id FROM request_property_updates FINAL WHERE organization_id = {org:UUID} AND key = {w0:String})))',
+      params: { w0: 'env', w1: 'prod', w2: 'prod' },
       columns: new Set(['properties']),
     })
   })
@@ -77,7 +80,7 @@ describe('the filter compiler (no engine)', () => {
           expect(sql).not.toContain(value)
           expect(Object.values(params)).toContain(value)
           // Outside placeholders, only identifiers, operators and fixed words remain.
-          expect(sql.replace(/\{f\d+:[A-Za-z0-9]+\}/g, '?')).toMatch(/^[\w\s()[\]=!<>?,.]+$/)
+          expect(sql.replace(/\{(f\d+|org):[A-Za-z0-9]+\}/g, '?')).toMatch(/^[\w\s()[\]=!<>?,.]+$/)
         }
       }
     }

@@ -60,6 +60,8 @@ const finished = {
       'trace_id',
       'span_id',
       'parent_span_id',
+      'scores',
+      'score_categories',
     ],
     files: [
       {

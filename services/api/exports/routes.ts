@@ -82,7 +82,7 @@ export function exportRoutes(deps: {
             `body.to: must be at least ${durationText(settleMs)} in the past (TALLY_EXPORT_SETTLE_DELAY), so that rows still being ingested are not left out`,
           )
         }
-        compileRequestFilter(filter, { path: 'body.filter' })
+        compileRequestFilter(filter, { path: 'body.filter', organization: '{organization_id:UUID}' })
         const queued = await repo.create({ organizationId, from, to, filter, format }, maxPending)
         if ('pending' in queued) {
           throw new AppError(
@@ -137,7 +137,7 @@ export function exportRoutes(deps: {
         if (start.getTime() < now.getTime() - MAX_BACKFILL_MS) {
           throw badRequest('body.start: must be within the last 90 days')
         }
-        compileRequestFilter(filter, { path: 'body.filter' })
+        compileRequestFilter(filter, { path: 'body.filter', organization: '{organization_id:UUID}' })
         const created = await repo.createSchedule(
           { organizationId, period, format, filter, start },
           maxSchedules,

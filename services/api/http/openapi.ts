@@ -18,7 +18,7 @@ export interface OperationExamples {
   parameters?: Record<string, string | number>
   /** A body the operation takes, shown under its JSON media type. */
   body?: unknown
-  /** Its success answer (200 or 201): JSON, or text where the operation answers text. */
+  /** Its success answer (200, 201 or 202): JSON, or text where the operation answers text. */
   answer: unknown
 }
 
@@ -336,9 +336,9 @@ function placeExamples(document: OpenAPIV3_1.Document, examples: Record<string, 
         (operation.requestBody as OpenAPIV3_1.RequestBodyObject | undefined)?.content,
       )
       if (body && example.body !== undefined) body.example = example.body
-      const success = (operation.responses?.['200'] ?? operation.responses?.['201']) as
-        | OpenAPIV3_1.ResponseObject
-        | undefined
+      const success = (operation.responses?.['200'] ??
+        operation.responses?.['201'] ??
+        operation.responses?.['202']) as OpenAPIV3_1.ResponseObject | undefined
       const answer = exampleHolder(success?.content)
       if (answer) answer.example = example.answer
     }
@@ -360,6 +360,10 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'requests', description: "Log model requests (Tally's intake and Helicone's) and query them" },
   { name: 'sessions', description: 'Requests grouped by session, with their totals' },
   {
+    name: 'scores',
+    description: 'Scores, feedback and properties given after the fact, and score configs (docs/scores.md)',
+  },
+  {
     name: 'metrics',
     description: 'Measures over time by dimension, for dashboards (docs/metrics.md)',
   },
@@ -374,7 +378,7 @@ const TAGS: OpenAPIV3_1.TagObject[] = [
   {
     name: 'webhook-deliveries',
     description:
-      "What Tally POSTs to a webhook's destination (the callback `requestCompleted` of createWebhook)",
+      "What Tally POSTs to a webhook's destination (the callbacks `requestCompleted` and `scoreCreated` of createWebhook)",
   },
   {
     name: 'exports',

@@ -197,7 +197,10 @@ function tallyRoutes(deps: RequestRouteDeps): FastifyPluginAsyncZod {
               path: 'body.cursor',
             })
           : undefined
-        const compiled = compileRequestFilter(filter, { path: 'body.filter' })
+        const compiled = compileRequestFilter(filter, {
+          path: 'body.filter',
+          organization: '{organization_id:UUID}',
+        })
         return deps.gate.run(organizationId, async () => {
           const page = await deps.repo.query({
             organizationId,

@@ -1,4 +1,4 @@
-import { compileSessionFilter } from '../../shared/filters/compile.ts'
+import { compileSessionFilter, REQUEST_WHERE } from '../../shared/filters/compile.ts'
 
 export const SORT_FIELDS = [
   'created_at',
@@ -78,9 +78,11 @@ function conditions(q: SessionQuery) {
     where.push('session_name = {name:String}')
   }
   if (compiled.where !== 'true') where.push(compiled.where)
+  const all = where.join('\n  AND ')
   return {
-    where: where.join('\n  AND '),
-    having: compiled.having,
+    where: all,
+    // Aggregated score conditions read the requests this very condition chooses.
+    having: compiled.having.replaceAll(REQUEST_WHERE, all),
     params,
     filtered: compiled.where !== 'true',
   }

@@ -100,6 +100,26 @@ export const examples = {
               },
             ],
           },
+          {
+            name: 'scores',
+            description:
+              "Your organization's live scores (deleted ones left out, each score once), of requests and sessions.",
+            columns: [
+              { name: 'id', type: 'UUID', description: "The score's id." },
+              {
+                name: 'request_id',
+                type: 'Nullable(UUID)',
+                description: 'The request it grades; NULL for a score of a session.',
+              },
+              { name: 'name', type: 'String', description: "The score's name, e.g. helpfulness." },
+              {
+                name: 'value',
+                type: 'Float64',
+                description:
+                  'The number: a numeric score, 1 or 0 for a boolean one, 0 for a categorical one.',
+              },
+            ],
+          },
         ],
       },
       error: null,

@@ -90,9 +90,9 @@ export function sqlRoutes(runner: SqlRunner | string, gate: QueryGate): FastifyP
       schema: {
         tags: ['sql'],
         operationId: 'querySql',
-        summary: "Run one SELECT over your organization's requests and sessions",
+        summary: "Run one SELECT over your organization's requests, sessions and scores",
         description:
-          "Reads the views of GET /v1/sql/schema (`requests`, `sessions`), which hold your organization's rows only. " +
+          "Reads the views of GET /v1/sql/schema (`requests`, `sessions`, `scores`), which hold your organization's rows only. " +
           "Errors are 400 with ClickHouse's message; a query over a limit is 422 naming the limit (an answer over " +
           'TALLY_SQL_MAX_RESULT_BYTES included: ask for a file, or export the window); ClickHouse busy or unreachable is 503. ' +
           'The answer is streamed as ClickHouse ' +

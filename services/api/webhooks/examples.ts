@@ -11,6 +11,7 @@ const webhook = {
   id: '3613d6fb-c9c6-5286-a919-506605f8a277',
   destination: 'https://hooks.example.com/tally',
   config: {
+    events: ['request.completed', 'feedback.created'],
     sampleRate: 100,
     propertyFilters: [],
     filter: {
@@ -31,6 +32,7 @@ const webhook = {
 const delivery = {
   id: 'afb04225-0a25-5a15-8db8-145e515ba0f2',
   request_id: '7b7e961d-254e-5401-8ee5-9452b893e55b',
+  event_key: '7b7e961d-254e-5401-8ee5-9452b893e55b',
   event: 'webhook.test',
   status: 'delivered',
   attempts: 1,
@@ -49,6 +51,7 @@ export const examples = {
     body: {
       destination: 'https://hooks.example.com/tally',
       config: {
+        events: ['request.completed', 'feedback.created'],
         sampleRate: 100,
         filter: {
           request_response_rmt: {

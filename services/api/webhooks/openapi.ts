@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
+import { buildPayload, buildScorePayload, testEvent } from '../../shared/webhooks/payload.ts'
 import { signatureHeaders } from '../../shared/webhooks/signature.ts'
 import { examples } from './examples.ts'
 
@@ -42,6 +42,39 @@ const example = (() => {
   return { body: JSON.parse(body.toString()) as unknown, headers }
 })()
 
+/** The feedback given on that request (POST /v1/request/{id}/feedback), as its delivery's body. */
+const scoreExample = (() => {
+  const given = new Date('2026-11-20T09:31:12.500Z')
+  const body = buildScorePayload(
+    {
+      organization_id: '50fb8ae3-cc90-50f8-ab99-71652f7ec0c4',
+      kind: 'score',
+      score_id: '9a3c2f10-7d4e-5b61-8c2a-3f5e7d9b1c42',
+      target_kind: 'request',
+      request_id: 'b0e59b83-0614-5173-b173-f5b89613d1d6',
+      session_id: '',
+      name: 'feedback',
+      data_type: 'boolean',
+      value: 1,
+      string_value: '',
+      source: 'api',
+      comment: '',
+      created_at: given,
+      version: 1795685472500000,
+      deleted: false,
+    },
+    'feedback.created',
+    { sessionId: 'ticket-5521' },
+  )
+  const headers = signatureHeaders({
+    id: '5e2d9c47-1b8a-5f3e-a6c4-2d7f9e1b3a58',
+    timestamp: Math.floor(given.getTime() / 1000) + 1,
+    body,
+    keys: [examples.createWebhook.answer.data.hmac_key],
+  })
+  return { body: JSON.parse(body.toString()) as unknown, headers }
+})()
+
 /** The headers every delivery carries (signature.ts): their value's schema and meaning. */
 const HEADERS: [name: string, schema: OpenAPIV3_1.ParameterObject['schema'], description: string][] = [
   [
@@ -67,22 +100,16 @@ const HEADERS: [name: string, schema: OpenAPIV3_1.ParameterObject['schema'], des
   ],
 ]
 
-/**
- * The POST Tally sends to every webhook destination, with
- * the payload of services/shared/webhooks/payload.ts and the headers of signature.ts
- * (docs/webhooks.md says how to verify them).
- */
-export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
-  requestCompleted: {
+/** A delivery POST: its signed headers, its body's schema and what each answer means. */
+function deliveryOperation(
+  operation: Pick<OpenAPIV3_1.OperationObject, 'operationId' | 'summary' | 'description'>,
+  schema: string,
+  sample: { body: unknown; headers: Record<string, string | undefined> },
+): OpenAPIV3_1.PathItemObject {
+  return {
     post: {
-      operationId: 'requestCompleted',
+      ...operation,
       tags: ['webhook-deliveries'],
-      summary:
-        'A request was processed (metadata.event "request.completed"), or a test was sent ("webhook.test")',
-      description:
-        'Sent to the destination of every active webhook of the organization whose sampleRate and ' +
-        'propertyFilters take the request, at least once: deduplicate by webhook-id or ' +
-        'metadata.requestId. Verify both signatures over the raw body before parsing it.',
       security: [],
       parameters: HEADERS.map(
         ([name, schema, description]): OpenAPIV3_1.ParameterObject => ({
@@ -91,15 +118,15 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
           required: true,
           schema,
           description,
-          example: example.headers[name.toLowerCase()],
+          example: sample.headers[name.toLowerCase()],
         }),
       ),
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: { $ref: '#/components/schemas/WebhookPayload' },
-            example: example.body,
+            schema: { $ref: `#/components/schemas/${schema}` },
+            example: sample.body,
           },
         },
       },
@@ -112,5 +139,40 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
         },
       },
     },
-  },
+  }
+}
+
+/**
+ * The POSTs Tally sends to webhook destinations, with the payloads of
+ * services/shared/webhooks/payload.ts and the headers of signature.ts (docs/webhooks.md says how
+ * to verify them).
+ */
+export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
+  requestCompleted: deliveryOperation(
+    {
+      operationId: 'requestCompleted',
+      summary:
+        'A request was processed (metadata.event "request.completed"), or a test was sent ("webhook.test")',
+      description:
+        'Sent to the destination of every active webhook of the organization whose sampleRate and ' +
+        'propertyFilters take the request, at least once: deduplicate by webhook-id or ' +
+        'metadata.requestId. Verify both signatures over the raw body before parsing it.',
+    },
+    'WebhookPayload',
+    example,
+  ),
+  scoreCreated: deliveryOperation(
+    {
+      operationId: 'scoreCreated',
+      summary:
+        'A score was given or updated (metadata.event "score.created"), or feedback ("feedback.created")',
+      description:
+        'Sent to the destination of every active webhook of the organization whose config.events ' +
+        'names the event and whose sampleRate (by score id) and filters take it, at least once: ' +
+        'deduplicate by webhook-id. A later version of the score is delivered again under the same ' +
+        'score.id. Verify both signatures over the raw body before parsing it.',
+    },
+    'ScoreWebhookPayload',
+    scoreExample,
+  ),
 }

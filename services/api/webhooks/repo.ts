@@ -1,6 +1,10 @@
 import { createCapped, type Sql, type TxSql, transaction } from '../../shared/postgres.ts'
 import { announceWebhookChange } from '../../shared/webhooks/directory.ts'
-import type { PropertyFilter } from '../../shared/webhooks/payload.ts'
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  type PropertyFilter,
+  type WebhookEvent,
+} from '../../shared/webhooks/payload.ts'
 import { generateHmacKey } from '../../shared/webhooks/signature.ts'
 import { newestFirst, type PagePosition, type PostgresPage } from '../http/cursor.ts'
 import { type DeliveryRow, type WebhookRow, webhookRow } from './schemas.ts'
@@ -14,6 +18,8 @@ const isUuid = (id: string) => UUID.test(id)
 interface NewWebhook {
   organizationId: string
   destination: string
+  /** Default: request.completed alone. */
+  events?: readonly WebhookEvent[]
   sampleRate: number
   propertyFilters: PropertyFilter[]
   /** A filter tree, checked by the caller; undefined: none. */
@@ -26,9 +32,9 @@ export function createWebhookRepo(sql: Sql) {
   const insert = async (tx: TxSql, input: NewWebhook) => {
     const hmacKey = generateHmacKey()
     const [row] = await tx`
-      insert into webhooks (organization_id, destination, sample_rate, property_filters, filter_tree,
+      insert into webhooks (organization_id, destination, events, sample_rate, property_filters, filter_tree,
                             include_data, hmac_key)
-      values (${input.organizationId}, ${input.destination}, ${input.sampleRate},
+      values (${input.organizationId}, ${input.destination}, ${[...(input.events ?? DEFAULT_WEBHOOK_EVENTS)]}::text[], ${input.sampleRate},
               ${tx.json(input.propertyFilters as unknown as Parameters<typeof tx.json>[0])},
               ${input.filter === undefined ? null : tx.json(input.filter as Parameters<typeof tx.json>[0])},
               ${input.includeData}, ${hmacKey})
@@ -37,7 +43,7 @@ export function createWebhookRepo(sql: Sql) {
     await announceWebhookChange(tx, input.organizationId, webhook.id)
     return { webhook, hmacKey }
   }
-  const deliveryColumns = sql`id, request_id, event, status, attempts, last_attempt_at, last_response_status,
+  const deliveryColumns = sql`id, request_id, coalesce(event_key, request_id::text) as event_key, event, status, attempts, last_attempt_at, last_response_status,
     last_response_body, last_error, last_duration_ms,
     case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, delivered_at`
 

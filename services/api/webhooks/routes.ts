@@ -9,7 +9,13 @@ import { literalHostProblem } from '../../shared/webhooks/address-guard.ts'
 import { attemptDelivery } from '../../shared/webhooks/attempt.ts'
 import { createDeliveryRepo } from '../../shared/webhooks/deliveries.ts'
 import { webhookFilterProblem } from '../../shared/webhooks/filter.ts'
-import { buildPayload, testEvent } from '../../shared/webhooks/payload.ts'
+import {
+  buildPayload,
+  DEFAULT_WEBHOOK_EVENTS,
+  testEvent,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from '../../shared/webhooks/payload.ts'
 import { createSender } from '../../shared/webhooks/sender.ts'
 import { principalOf } from '../http/auth.ts'
 import { postgresPaging } from '../http/cursor.ts'
@@ -34,10 +40,19 @@ const webhookNotFound = () => notFound('Webhook not found')
 const lookup = { refuses: [404] } as const
 
 function present(row: WebhookRow): z.output<typeof webhook> {
+  // An event a later Tally added is not one this version sends.
+  const events = row.events.filter((e): e is WebhookEvent =>
+    (WEBHOOK_EVENTS as readonly string[]).includes(e),
+  )
+  const isDefault =
+    events.length === DEFAULT_WEBHOOK_EVENTS.length && events.every((e, i) => e === DEFAULT_WEBHOOK_EVENTS[i])
   return {
     id: row.id,
     destination: row.destination,
     config: {
+      // Shown when not the default, as filter is when there is one: a webhook made before events
+      // existed reads as it did.
+      ...(isDefault ? {} : { events }),
       sampleRate: row.sample_rate,
       propertyFilters: row.property_filters,
       ...(row.filter_tree === null || row.filter_tree === undefined ? {} : { filter: row.filter_tree }),
@@ -94,6 +109,7 @@ export function webhookRoutes(deps: { sql: Sql; config: Config }): FastifyPlugin
             organizationId,
             destination,
             includeData,
+            events: config.events,
             sampleRate: config.sampleRate,
             propertyFilters: config.propertyFilters,
             filter: config.filter,

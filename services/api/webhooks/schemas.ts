@@ -1,6 +1,10 @@
 import { z } from 'zod'
 import { filterNode } from '../../shared/filters/schema.ts'
-import { propertyFilterSchema } from '../../shared/webhooks/payload.ts'
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  propertyFilterSchema,
+  WEBHOOK_EVENTS,
+} from '../../shared/webhooks/payload.ts'
 import { webhookRowSchema } from '../../shared/webhooks/webhook-row.ts'
 import { cursorInput } from '../http/cursor.ts'
 import { isoTimestamp } from '../http/envelope.ts'
@@ -30,7 +34,19 @@ const propertyFilterInput = z.strictObject({
   value: z.string('must be a string').max(1_024, 'must be at most 1024 characters'),
 })
 
+const webhookEvent = z.enum(WEBHOOK_EVENTS, `must be one of ${WEBHOOK_EVENTS.join(', ')}`)
+
+const webhookEvents = z
+  .array(webhookEvent, 'must be an array of event names')
+  .min(1, 'must not be empty')
+  .refine((events) => new Set(events).size === events.length, 'must not name an event twice')
+
 const webhookConfig = z.strictObject({
+  events: webhookEvents
+    .default([...DEFAULT_WEBHOOK_EVENTS])
+    .describe(
+      'The events it gets: request.completed (the default alone), score.created, feedback.created (docs/webhooks.md)',
+    ),
   sampleRate: z
     .number('must be a number')
     .min(0, 'must be between 0 and 100')
@@ -51,7 +67,11 @@ const webhookConfig = z.strictObject({
 
 export const createBody = z.strictObject({
   destination: httpsUrl.describe('HTTPS URL that receives deliveries'),
-  config: webhookConfig.default({ sampleRate: 100, propertyFilters: [] }),
+  config: webhookConfig.default({
+    events: [...DEFAULT_WEBHOOK_EVENTS],
+    sampleRate: 100,
+    propertyFilters: [],
+  }),
   includeData: z
     .boolean('must be a boolean')
     .default(true)
@@ -63,6 +83,10 @@ export const webhook = z
     id: z.uuid(),
     destination: z.string(),
     config: z.object({
+      events: z
+        .array(webhookEvent)
+        .optional()
+        .describe('The events it gets, as given at creation; absent: request.completed alone (the default)'),
       sampleRate: z.number(),
       propertyFilters: z.array(propertyFilterSchema),
       filter: filterNode.optional().describe('The filter tree as given at creation; absent when none'),
@@ -79,7 +103,12 @@ const deliveryStatus = z.enum(['pending', 'delivered', 'failed'])
 export const delivery = z
   .object({
     id: z.uuid().describe('Also the webhook-id header of every attempt'),
-    request_id: z.uuid(),
+    request_id: z.uuid().nullable().describe('The request it is about; null for a score event'),
+    event_key: z
+      .string()
+      .describe(
+        'What it is about, one delivery per webhook and key: the request id, or score:<score id>:<version> for a score event',
+      ),
     event: z.string(),
     status: deliveryStatus,
     attempts: z.number().int(),

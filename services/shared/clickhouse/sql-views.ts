@@ -17,6 +17,13 @@ export const SQL_ORGANIZATION_HEADER = 'X-Tally-Organization'
 /** The database of the views: the restricted user may read `sql_*` databases and nothing else. */
 export const sqlViewsDatabase = (database: string) => `sql_${database}`
 
+/** The tables of schemas/clickhouse/0005_scores.sql (its ingest writes them). */
+const SCORE_TABLE = 'scores'
+const PROPERTY_UPDATE_TABLE = 'request_property_updates'
+
+/** The type of `properties` in request_response_rmt, kept by the effective map. */
+const PROPERTIES_TYPE = 'Map(LowCardinality(String), String)'
+
 const ORGANIZATION = `organization_id = toUUIDOrZero(getClientHTTPHeader('${SQL_ORGANIZATION_HEADER}'))`
 
 interface ViewColumn {
@@ -52,7 +59,8 @@ const REQUEST_COLUMN_DESCRIPTIONS: Record<string, string> = {
   session_id: "The session's id; '' when none.",
   session_name: "The session's name; '' when none.",
   session_path: "The request's path in its session, e.g. /plan/step-1; '' when none.",
-  properties: 'Custom properties, name → value.',
+  properties:
+    'Custom properties, name → value: as logged, with every property set after the fact (its latest value) applied.',
   prompt_id: 'The managed prompt the request used, when any.',
   prompt_version: 'The managed prompt version the request used, when any.',
   request_body: 'The model request as sent: JSON text.',
@@ -66,6 +74,14 @@ const REQUEST_COLUMN_DESCRIPTIONS: Record<string, string> = {
 /** Every column but the organization, which is always the caller's own. */
 const requestColumns = REQUEST_COLUMNS.filter((c) => c.name !== 'organization_id').map((c) => c.name)
 
+/**
+ * A request's properties as they are now: its own map with the latest value of every key set
+ * after the fact (request_property_updates, one row per request and key under FINAL) put over it.
+ * The updates are read for the organization only and grouped by request, so the LEFT JOIN adds no
+ * row: one row per request, as before. Its cost is one hash table of the organization's updated
+ * requests per query (updates are few beside requests); the outer WHERE still reaches the request
+ * table's primary key (organization, time) through the subquery.
+ */
 const requests: SqlView = {
   name: 'requests',
   description: "Your organization's requests, one row each (deduplicated: no FINAL needed).",
@@ -74,7 +90,64 @@ const requests: SqlView = {
     description: REQUEST_COLUMN_DESCRIPTIONS[name] ?? '',
   })),
   select: (db) =>
-    `SELECT ${requestColumns.join(', ')} FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION}`,
+    `SELECT ${requestColumns
+      .map((name) =>
+        name === 'properties'
+          ? `CAST(mapUpdate(r.properties, u.updates), '${PROPERTIES_TYPE}') AS properties`
+          : `r.${name} AS ${name}`,
+      )
+      .join(', ')} ` +
+    `FROM (SELECT ${requestColumns.join(', ')} FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION}) AS r ` +
+    'LEFT JOIN (SELECT request_id AS updated_request_id, ' +
+    `CAST(mapFromArrays(groupArray(key), groupArray(value)), '${PROPERTIES_TYPE}') AS updates ` +
+    `FROM ${db}.${PROPERTY_UPDATE_TABLE} FINAL WHERE ${ORGANIZATION} GROUP BY request_id) AS u ` +
+    'ON r.request_id = u.updated_request_id',
+}
+
+const SCORE_VIEW_COLUMNS: readonly ViewColumn[] = [
+  { name: 'id', description: "The score's id." },
+  { name: 'target_kind', description: "What it grades: 'request' or 'session'." },
+  { name: 'request_id', description: 'The request it grades; NULL for a score of a session.' },
+  {
+    name: 'session_id',
+    description:
+      "The session it grades; for a score of a request, that request's session ('' when the request has none or is not stored).",
+  },
+  { name: 'name', description: "The score's name, e.g. helpfulness." },
+  { name: 'source', description: "Who gave it: 'api', 'annotation' or 'eval'." },
+  { name: 'data_type', description: "'numeric', 'boolean' or 'categorical'." },
+  {
+    name: 'value',
+    description: 'The number: a numeric score, 1 or 0 for a boolean one, 0 for a categorical one.',
+  },
+  { name: 'string_value', description: "A categorical score's category; '' otherwise." },
+  { name: 'comment', description: "The comment given with it; '' when none." },
+  { name: 'created_at', description: 'When it was given (UTC, milliseconds).' },
+]
+
+/**
+ * One row per live score of the organization: FINAL keeps a score's latest version and drops the
+ * deleted ones (`is_deleted = 0` says so again). A request's session is looked up among the
+ * organization's own requests only, and only for the requests its scores grade (the IN keeps the
+ * hash table to those); a score of another organization's request id finds no session.
+ */
+const scores: SqlView = {
+  name: 'scores',
+  description:
+    "Your organization's live scores (deleted ones left out, each score once), of requests and sessions.",
+  columns: SCORE_VIEW_COLUMNS,
+  select: (db) =>
+    'SELECT s.id AS id, s.target_kind AS target_kind, ' +
+    "if(s.target_kind = 'request', s.request_id, NULL) AS request_id, " +
+    "if(s.target_kind = 'request', r.request_session_id, s.session_id) AS session_id, " +
+    's.name AS name, s.source AS source, s.data_type AS data_type, s.value AS value, ' +
+    's.string_value AS string_value, s.comment AS comment, s.created_at AS created_at ' +
+    'FROM (SELECT id, target_kind, request_id, session_id, name, source, data_type, value, string_value, ' +
+    `comment, created_at FROM ${db}.${SCORE_TABLE} FINAL WHERE ${ORGANIZATION} AND is_deleted = 0) AS s ` +
+    'LEFT JOIN (SELECT request_id AS scored_request_id, argMax(session_id, ingested_at) AS request_session_id ' +
+    `FROM ${db}.${REQUEST_TABLE} WHERE ${ORGANIZATION} AND request_id IN ` +
+    `(SELECT request_id FROM ${db}.${SCORE_TABLE} WHERE ${ORGANIZATION} AND target_kind = 'request') ` +
+    'GROUP BY request_id) AS r ON s.request_id = r.scored_request_id',
 }
 
 const SESSION_COLUMNS: readonly (ViewColumn & { expression: string })[] = [
@@ -121,7 +194,7 @@ const sessions: SqlView = {
     `FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION} AND session_id != '' GROUP BY session_id`,
 }
 
-export const SQL_VIEWS: readonly SqlView[] = [requests, sessions]
+export const SQL_VIEWS: readonly SqlView[] = [requests, sessions, scores]
 
 /**
  * Creates (or replaces, so a new column shows) the views. Run by Tally's own user at every start,

@@ -1,5 +1,5 @@
+import { eventSize, type TallyEvent } from './event.ts'
 import type { BatchWriter, EventHandler, Unrecordable } from './handler.ts'
-import { approximateSize, type RequestEvent } from './request-event.ts'
 
 /** How much one write may hold: events, and their approximate bytes (a single event may exceed it). */
 export interface WriteLimits {
@@ -24,7 +24,7 @@ export const COALESCED_LIMITS: WriteLimits = { maxEvents: 5_000, maxBytes: 32 * 
  */
 async function writeIsolating(
   handler: EventHandler,
-  events: RequestEvent[],
+  events: TallyEvent[],
   suspect = false,
 ): Promise<Unrecordable[]> {
   const failed: Unrecordable[] = []
@@ -82,7 +82,7 @@ async function writeIsolating(
  */
 export function coalesce(handler: EventHandler, limits: WriteLimits): BatchWriter {
   type Call = {
-    events: RequestEvent[]
+    events: TallyEvent[]
     bytes: number
     resolve: (failed: Unrecordable[]) => void
     reject: (err: unknown) => void
@@ -140,7 +140,7 @@ export function coalesce(handler: EventHandler, limits: WriteLimits): BatchWrite
     write(events, options) {
       if (options?.isolate) return Promise.resolve().then(() => writeIsolating(handler, events, true))
       return new Promise<Unrecordable[]>((resolve, reject) => {
-        const bytes = events.reduce((sum, e) => sum + approximateSize(e), 0)
+        const bytes = events.reduce((sum, e) => sum + eventSize(e), 0)
         queue.push({ events, bytes, resolve, reject })
         // After the current tick, so that batches decoded together share the write.
         setImmediate(next)

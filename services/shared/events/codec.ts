@@ -1,7 +1,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import avro from 'avsc'
-import { type RequestEvent, requestEventSchema } from './request-event.ts'
+import { annotationEventSchema } from './annotation-event.ts'
+import type { TallyEvent } from './event.ts'
+import { requestEventSchema } from './request-event.ts'
 
 // Avro single-object encoding: marker C3 01, the writer schema's CRC-64-AVRO fingerprint
 // (little-endian), then the binary body. A reader finds the writer schema by fingerprint and
@@ -73,6 +75,8 @@ export function encodeEach<T>(codec: Codec<T>, values: T[]): Buffer[] {
 export interface Codec<T> {
   encode(value: T): Buffer
   decode(bytes: Buffer): T
+  /** The writer schemas it reads, by fingerprint (hex). */
+  readonly fingerprints: ReadonlySet<string>
 }
 
 export function createAvroCodec<T>(
@@ -94,6 +98,7 @@ export function createAvroCodec<T>(
   let scratch = Buffer.allocUnsafe(64 * 1024)
   header.copy(scratch)
   return {
+    fingerprints: new Set(resolvers.keys()),
     encode(value) {
       let end = reader.encode(value, scratch, header.length)
       if (end < 0) {
@@ -127,15 +132,37 @@ export function createAvroCodec<T>(
 
 export const EVENTS_DIR = new URL('../../../schemas/events/', import.meta.url).pathname
 
-/**
- * The request-event codec: request-event.avsc is the current schema; every other .avsc in the
- * folder is an older writer schema that is still read.
- */
-export async function loadRequestEventCodec(dir = EVENTS_DIR): Promise<Codec<RequestEvent>> {
-  const files = (await readdir(dir)).filter((f) => f.startsWith('request-event') && f.endsWith('.avsc'))
+/** One record's codec from `<stem>.avsc` (current) and every older `<stem>.v*.avsc` beside it. */
+async function loadCodec<T>(dir: string, stem: string, validate: (value: unknown) => T): Promise<Codec<T>> {
+  const files = (await readdir(dir)).filter(
+    (f) => (f === `${stem}.avsc` || f.startsWith(`${stem}.v`)) && f.endsWith('.avsc'),
+  )
   const schemas = new Map<string, avro.Schema>()
   for (const f of files) schemas.set(f, JSON.parse(await readFile(join(dir, f), 'utf8')))
-  const current = schemas.get('request-event.avsc')
-  if (!current) throw new Error(`${dir} has no request-event.avsc`)
-  return createAvroCodec(current, [...schemas.values()], (v) => requestEventSchema.parse(v))
+  const current = schemas.get(`${stem}.avsc`)
+  if (!current) throw new Error(`${dir} has no ${stem}.avsc`)
+  return createAvroCodec(current, [...schemas.values()], validate)
+}
+
+/**
+ * The event topic's codec: request events (request-event.avsc, the current schema; every
+ * request-event.v*.avsc is an older writer schema still read) and annotation events
+ * (annotation-event.avsc). A message names its writer schema by fingerprint, which says which of
+ * the two it is.
+ */
+export async function loadEventCodec(dir = EVENTS_DIR): Promise<Codec<TallyEvent>> {
+  const requests = await loadCodec(dir, 'request-event', (v) => requestEventSchema.parse(v))
+  const annotations = await loadCodec(dir, 'annotation-event', (v) => annotationEventSchema.parse(v))
+  const byFingerprint = new Map<string, Codec<TallyEvent>>()
+  for (const codec of [requests, annotations] as Codec<TallyEvent>[])
+    for (const key of codec.fingerprints) byFingerprint.set(key, codec)
+  return {
+    fingerprints: new Set(byFingerprint.keys()),
+    encode: (value) => ('kind' in value ? annotations.encode(value) : requests.encode(value)),
+    decode(bytes) {
+      const key = bytes.length < HEADER_LENGTH ? '' : bytes.subarray(2, HEADER_LENGTH).toString('hex')
+      // Unknown or not single-object encoded: the request codec names what is wrong.
+      return (byFingerprint.get(key) ?? requests).decode(bytes)
+    },
+  }
 }

@@ -2,8 +2,8 @@ import { abortableDelay } from '../deadline.ts'
 import type { Logger } from '../logger.ts'
 import { counter } from '../metrics.ts'
 import { type Codec, DecodeError } from './codec.ts'
+import type { TallyEvent } from './event.ts'
 import type { BatchWriter, Unrecordable } from './handler.ts'
-import type { RequestEvent } from './request-event.ts'
 
 // The steps of consuming the event topic, apart from any Kafka client: the client's adapter
 // hands each partition's batch to `handleBatch` as a PartitionBatch.
@@ -45,7 +45,7 @@ export interface ConsumerStats {
 
 export interface StepsOptions {
   groupId: string
-  codec: Codec<RequestEvent>
+  codec: Codec<TallyEvent>
   /** Writes durably; calls of several partitions arriving together share one write. */
   writer: BatchWriter
   /** Resolves once the dead-letter topic holds the messages. */
@@ -147,7 +147,7 @@ export function createConsumerSteps(options: StepsOptions) {
    * Writes the events, retried until written. The writer isolates the ones it can never record
    * (a row ClickHouse refuses) and writes the rest; returns those, or undefined when stopping first.
    */
-  async function write(batch: PartitionBatch, events: RequestEvent[]): Promise<Unrecordable[] | undefined> {
+  async function write(batch: PartitionBatch, events: TallyEvent[]): Promise<Unrecordable[] | undefined> {
     let unrecordable: Unrecordable[] = []
     if (events.length === 0) return unrecordable
     let attempts = 0
@@ -234,8 +234,8 @@ function chunkEnd(messages: ConsumedMessage[], start: number, maxCount: number, 
  * `events[i]`), and the messages that never will, with why. Any other error is not the
  * message's fault and is thrown.
  */
-function decode(codec: Codec<RequestEvent>, messages: ConsumedMessage[]) {
-  const events: RequestEvent[] = []
+function decode(codec: Codec<TallyEvent>, messages: ConsumedMessage[]) {
+  const events: TallyEvent[] = []
   const from: ConsumedMessage[] = []
   const poison: DeadLetter[] = []
   for (const message of messages) {

@@ -3,12 +3,12 @@
  * (transport.ts, kafka-consumer.ts), the writer that coalesces batches (coalesced-writer.ts) and
  * the handlers of each role. Its own module, so that none of those imports another for its types.
  */
-import type { RequestEvent } from './request-event.ts'
+import type { TallyEvent } from './event.ts'
 
 /** Durably records a batch of events (a ClickHouse insert, delivery rows). Idempotent per request id. */
 export interface EventHandler {
   readonly name: string
-  handle(events: RequestEvent[]): Promise<void>
+  handle(events: TallyEvent[]): Promise<void>
   /**
    * Why `err` can never succeed for the events that caused it (a row ClickHouse cannot parse),
    * or undefined when it may succeed later (a dependency down) and the write must be retried.
@@ -43,5 +43,5 @@ export interface BatchWriter {
    * With `isolate`, the batch is written alone and in parts, and an event whose part keeps
    * failing while others are written comes back as a suspect (see Unrecordable).
    */
-  write(events: RequestEvent[], options?: { isolate?: boolean }): Promise<Unrecordable[]>
+  write(events: TallyEvent[], options?: { isolate?: boolean }): Promise<Unrecordable[]>
 }

@@ -12,12 +12,12 @@ import {
   type PartitionBatch,
 } from './consumer-steps.ts'
 import { countRestart, createWatchdog, MemberStalled } from './consumer-watchdog.ts'
+import type { TallyEvent } from './event.ts'
 import type { EventHandler } from './handler.ts'
 import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { joinGroup, joinTimeoutMs, type KafkaMessage, type Member } from './kafka-member.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
 import { type OffsetContinuity, offsetContinuity } from './offset-continuity.ts'
-import type { RequestEvent } from './request-event.ts'
 
 export interface RunningConsumer {
   stats: ConsumerStats
@@ -31,7 +31,7 @@ export interface ConsumerOptions {
   groupId: string
   topic: string
   dlqTopic: string
-  codec: Codec<RequestEvent>
+  codec: Codec<TallyEvent>
   handler: EventHandler
   log: Logger
   /** Largest number of events handed to the handler at once. */

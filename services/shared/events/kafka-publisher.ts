@@ -2,10 +2,10 @@ import { compatibilityPartitioner, type MessageToProduce, ProduceAcks, Producer 
 import { withDeadline } from '../deadline.ts'
 import { counter, histogram } from '../metrics.ts'
 import { type Codec, encodeEach } from './codec.ts'
+import { eventKey, type TallyEvent } from './event.ts'
 import { clientOptions, describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
 import { maxMessageBytes } from './kafka-topics.ts'
 import { createPublishQueue } from './publish-queue.ts'
-import type { RequestEvent } from './request-event.ts'
 import type { EventPublisher } from './transport.ts'
 
 const produced = counter('tally_events_produced_total', 'Request events acknowledged by Kafka (acks=all)')
@@ -85,7 +85,7 @@ export function createReliableProducer(kafka: KafkaConnection, what: string) {
 export async function createKafkaPublisher(
   kafka: KafkaConnection,
   topic: string,
-  codec: Codec<RequestEvent>,
+  codec: Codec<TallyEvent>,
   options: {
     lingerMs?: number
     maxBatchBytes?: number
@@ -147,10 +147,10 @@ export async function createKafkaPublisher(
           part = { messages: [], bytes: 0 }
           parts.push(part)
         }
-        part.messages.push({ topic, key: Buffer.from(e.request_id), value })
+        part.messages.push({ topic, key: Buffer.from(eventKey(e)), value })
         part.bytes += value.length
       }
-      const published = queue.add((events[0] as RequestEvent).organization_id, parts)
+      const published = queue.add((events[0] as TallyEvent).organization_id, parts)
       if (queue.bytes >= maxBatchBytes) pump()
       else timer ??= setTimeout(pump, lingerMs)
       return published

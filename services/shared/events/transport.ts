@@ -1,13 +1,13 @@
 import { COALESCED_LIMITS, coalesce } from './coalesced-writer.ts'
 import { type Codec, EncodeError, encodeEach } from './codec.ts'
+import type { TallyEvent } from './event.ts'
 import type { EventHandler, Unrecordable } from './handler.ts'
 import { createByteAccount, PublishQueueFullError } from './publish-queue.ts'
-import type { RequestEvent } from './request-event.ts'
 
 /** Hands events to the pipeline. Resolves only once they are durable. */
 export interface EventPublisher {
   readonly kind: 'kafka' | 'in-process'
-  publish(events: RequestEvent[]): Promise<void>
+  publish(events: TallyEvent[]): Promise<void>
   close(): Promise<void>
 }
 
@@ -34,7 +34,7 @@ export interface InProcessBounds {
  * handler can never record rejects it with UnrecordableEventsError after the rest were written.
  */
 export function createInProcessPublisher(
-  codec: Codec<RequestEvent>,
+  codec: Codec<TallyEvent>,
   handlers: EventHandler[],
   bounds: InProcessBounds = { maxBytes: Number.POSITIVE_INFINITY, maxBytesPerOrg: Number.POSITIVE_INFINITY },
 ): EventPublisher {
@@ -56,7 +56,7 @@ export function createInProcessPublisher(
           throw e
         }
       })
-      const org = (events[0] as RequestEvent).organization_id
+      const org = (events[0] as TallyEvent).organization_id
       const bytes = encoded.reduce((sum, b) => sum + b.length, 0)
       // Like the Kafka publish queue: bounded in all and per organization, a lone publish of an
       // organization never refused by its own bound.

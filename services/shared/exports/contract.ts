@@ -43,7 +43,11 @@ export const manifest = z
     window: z.object({ from: isoTimestamp, to: isoTimestamp }),
     filter: filterNode,
     format,
-    columns: z.array(z.string()).describe('Column names, in order: those of request_response_rmt'),
+    columns: z
+      .array(z.string())
+      .describe(
+        'Column names, in order: those of request_response_rmt but ingested_at (properties with their later updates applied), then scores and score_categories',
+      ),
     files: z.array(manifestFile),
     total_rows: z.number().int().describe('Rows in all files'),
     counted_rows: z

@@ -1,4 +1,4 @@
-import type { Condition, FilterTree } from './parse.ts'
+import type { Condition, FilterTree, Subject } from './parse.ts'
 import { parseFilter } from './parse.ts'
 
 export { MAX_DEPTH, MAX_FILTER_WILDCARDS, MAX_LEAVES, MAX_PATTERN_UNDERSCORES } from './parse.ts'
@@ -16,7 +16,18 @@ export interface CompileOptions {
   prefix?: string
   /** Where the filter sits in the request, for error messages. Default `body.filter`. */
   path?: string
+  /**
+   * The query's organization, as SQL (a placeholder the caller binds): score and property
+   * conditions read other tables, always of this organization. Default `{org:UUID}`.
+   */
+  organization?: string
 }
+
+/**
+ * Where a session filter's aggregated score conditions take the session query's whole request-level
+ * condition (compileSessionFilter): the caller puts it in place of this mark.
+ */
+export const REQUEST_WHERE = '/* request_where */'
 
 const PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/
 
@@ -27,14 +38,17 @@ const PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/
  */
 export function compileRequestFilter(node: unknown, options: CompileOptions = {}): CompiledFilter {
   const tree = parseFilter(node, { path: options.path ?? 'body.filter' })
-  const sql = new SqlWriter(options.prefix)
+  const sql = new SqlWriter(options.prefix, options.organization)
   return { sql: sql.part(tree).request ?? 'true', params: sql.params, columns: sql.columns }
 }
 
 export interface CompiledSessionFilter {
   /** Request-level part: chooses which requests are aggregated (WHERE). */
   where: string
-  /** Session-level part over the session_* aggregate aliases (HAVING). */
+  /**
+   * Session-level part over the session_* aggregate aliases and session_id (HAVING). It may hold
+   * REQUEST_WHERE, which the caller replaces with the query's whole request-level condition.
+   */
   having: string
   params: Record<string, unknown>
 }
@@ -46,7 +60,7 @@ export interface CompiledSessionFilter {
  */
 export function compileSessionFilter(node: unknown, options: CompileOptions = {}): CompiledSessionFilter {
   const tree = parseFilter(node, { path: options.path ?? 'body.filter', sessions: true })
-  const sql = new SqlWriter(options.prefix)
+  const sql = new SqlWriter(options.prefix, options.organization)
   const part = sql.part(tree)
   return { where: part.request ?? 'true', having: part.session ?? 'true', params: sql.params }
 }
@@ -73,10 +87,12 @@ class SqlWriter {
   readonly params: Record<string, unknown> = {}
   readonly columns = new Set<string>()
   private readonly prefix: string
+  private readonly org: string
 
-  constructor(prefix = 'f') {
+  constructor(prefix = 'f', organization = '{org:UUID}') {
     if (!PREFIX.test(prefix)) throw new Error(`filter prefix ${prefix} is not an identifier`)
     this.prefix = prefix
+    this.org = organization
   }
 
   part(tree: FilterTree): Part {
@@ -85,12 +101,15 @@ class SqlWriter {
         return {}
       case 'none':
         return { request: 'false' }
-      case 'has-property':
+      case 'has-property': {
         this.columns.add('properties')
-        return { request: `mapContains(properties, ${this.bind('String', tree.key)})` }
+        const key = this.bind('String', tree.key)
+        // Properties are only added or changed after the fact, never removed.
+        return { request: `(mapContains(properties, ${key}) OR request_id IN (${this.updatedWith(key)}))` }
+      }
       case 'condition': {
         const sql = this.condition(tree)
-        const level = tree.subject.kind === 'column' ? tree.subject.level : 'request'
+        const level = tree.subject.kind === 'property' ? 'request' : tree.subject.level
         return level === 'session' ? { session: sql } : { request: sql }
       }
       default: {
@@ -105,11 +124,70 @@ class SqlWriter {
     }
   }
 
-  private condition({ subject, op, value }: Condition): string {
-    if (subject.kind === 'property') {
-      this.columns.add('properties')
-      return this.text(`properties[${this.bind('String', subject.key)}]`, op, value as string)
+  /** The organization's requests with an after-the-fact value of the property `key` matching `where`. */
+  private updatedWith(key: string, where?: string): string {
+    const rows = `SELECT request_id FROM request_property_updates FINAL WHERE organization_id = ${this.org} AND key = ${key}`
+    return where ? `${rows} AND ${where}` : rows
+  }
+
+  /**
+   * A property as it is now: its latest after-the-fact value (request_property_updates) where one
+   * was set, else the value the request was logged with.
+   */
+  private property(key: string, op: Condition['op'], value: string): string {
+    this.columns.add('properties')
+    const k = this.bind('String', key)
+    const updated = this.text('value', op, value)
+    const logged = this.text(`properties[${k}]`, op, value)
+    return `(request_id IN (${this.updatedWith(k, updated)}) OR (${logged} AND request_id NOT IN (${this.updatedWith(k)})))`
+  }
+
+  /** The comparison of a score's value: its number, its boolean (1 or 0), or its category. */
+  private scoreValue(
+    subject: Extract<Subject, { kind: 'score' }>,
+    op: Condition['op'],
+    value: Condition['value'],
+  ): string {
+    switch (subject.type) {
+      case 'number':
+        return `data_type != 'categorical' AND value ${COMPARISONS[op]} ${this.bind('Float64', String(value))}`
+      case 'boolean':
+        return `data_type = 'boolean' AND value = ${value ? 1 : 0}`
+      case 'text':
+        return `data_type = 'categorical' AND ${this.text('string_value', op, value as string)}`
     }
+  }
+
+  /**
+   * A score condition. A request's or a session's: it has a live score of the name whose value
+   * matches. An aggregate: over the session's requests the request-level condition chooses, the
+   * avg/min/max of their scores of the name (each request's scores of several sources averaged
+   * first) matches; a session none of whose chosen requests has the score does not.
+   */
+  private score(
+    subject: Extract<Subject, { kind: 'score' }>,
+    op: Condition['op'],
+    value: Condition['value'],
+  ): string {
+    this.columns.add('scores')
+    const live = `FROM scores FINAL WHERE organization_id = ${this.org} AND is_deleted = 0 AND name = ${this.bind('String', subject.name)}`
+    if (subject.level === 'request')
+      return `request_id IN (SELECT request_id ${live} AND target_kind = 'request' AND ${this.scoreValue(subject, op, value)})`
+    if (!subject.aggregate)
+      return `session_id IN (SELECT session_id ${live} AND target_kind = 'session' AND ${this.scoreValue(subject, op, value)})`
+    const bound = this.bind('Float64', String(value))
+    return `session_id IN (
+    SELECT chosen.session_id
+    FROM (SELECT DISTINCT session_id, request_id FROM request_response_rmt WHERE ${REQUEST_WHERE}) AS chosen
+    INNER JOIN (SELECT request_id, avg(value) AS score ${live} AND target_kind = 'request' AND data_type != 'categorical' GROUP BY request_id) AS scored
+      ON chosen.request_id = scored.request_id
+    GROUP BY chosen.session_id
+    HAVING ${subject.aggregate}(scored.score) ${COMPARISONS[op]} ${bound})`
+  }
+
+  private condition({ subject, op, value }: Condition): string {
+    if (subject.kind === 'property') return this.property(subject.key, op, value as string)
+    if (subject.kind === 'score') return this.score(subject, op, value)
     const { column, type, uuid } = subject.field
     this.columns.add(column)
     switch (type) {

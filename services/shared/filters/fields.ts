@@ -34,6 +34,18 @@ export const OPERATOR_ALIASES: ReadonlyMap<string, string> = new Map([
 export const SESSION_TABLE = 'sessions_request_response_rmt'
 /** `{properties: {...}}` at the top of a leaf: shorthand for the request table's properties field. */
 export const PROPERTIES = 'properties'
+/** `{scores: {name: condition}}`: a request's scores (a session's, under the session table). */
+export const SCORES = 'scores'
+/** `{feedback: condition}`: the boolean score named feedback (Helicone's rating). */
+export const FEEDBACK = 'feedback'
+
+export type ScoreAggregate = 'avg' | 'min' | 'max'
+/** Session-level `{avg_score: {name: condition}}`…: over the scores of the session's chosen requests. */
+export const SCORE_AGGREGATES: Readonly<Record<string, ScoreAggregate>> = {
+  avg_score: 'avg',
+  min_score: 'min',
+  max_score: 'max',
+}
 
 /**
  * Request-level fields, from the table's definition (services/shared/clickhouse/request-table.ts);

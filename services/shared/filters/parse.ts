@@ -9,16 +9,22 @@ import { isSessionProperty, REQUEST_TABLE, SESSION_PROPERTIES } from '../clickho
 import { badRequest } from '../errors.ts'
 import { TIME_RANGE } from '../timestamp.ts'
 import {
+  FEEDBACK,
   type FieldDef,
   OPERATOR_ALIASES,
   OPERATORS,
   PROPERTIES,
   REQUEST_FIELDS,
+  SCORE_AGGREGATES,
+  SCORES,
+  type ScoreAggregate,
   SESSION_FIELDS,
   SESSION_TABLE,
 } from './fields.ts'
 
 export const MAX_DEPTH = 32
+/** As the score API takes them (services/api/scores/schemas.ts). */
+const MAX_SCORE_NAME = 200
 export const MAX_LEAVES = 200
 const MAX_TEXT_LENGTH = 10_000
 /**
@@ -46,10 +52,24 @@ type Operator =
   | 'lt'
   | 'lte'
 
-/** What a condition reads: a column (request or session level) or one property of a request. */
+/** What a condition on a score compares: its number (numeric or boolean 1/0), boolean or category. */
+export type ScoreValueType = 'number' | 'boolean' | 'text'
+
+/**
+ * What a condition reads: a column (request or session level), one property of a request, or a
+ * score by name: of the request, of the session, or (`aggregate`) avg/min/max of the scores of the
+ * session's requests that the request-level conditions choose.
+ */
 export type Subject =
   | { kind: 'column'; level: 'request' | 'session'; field: FieldDef }
   | { kind: 'property'; key: string }
+  | {
+      kind: 'score'
+      level: 'request' | 'session'
+      name: string
+      type: ScoreValueType
+      aggregate?: ScoreAggregate
+    }
 
 /**
  * One condition, its value checked and normalised: text (lower case for a UUID column), a finite
@@ -94,7 +114,7 @@ function levelsOf(tree: FilterTree): Set<'request' | 'session'> {
     case 'none':
       return new Set(['request'])
     case 'condition':
-      return new Set([tree.subject.kind === 'column' ? tree.subject.level : 'request'])
+      return new Set([tree.subject.kind === 'property' ? 'request' : tree.subject.level])
     default:
       return new Set([...levelsOf(tree.left), ...levelsOf(tree.right)])
   }
@@ -183,22 +203,67 @@ class Parser {
     const [table, fields] = onlyKey(node, path, 'table')
     const tablePath = at(path, table)
     if (table === PROPERTIES) return this.property(fields, tablePath)
+    if (table === SCORES) return this.score(fields, tablePath, 'request')
+    if (table === FEEDBACK) return this.scoreCondition(FEEDBACK, fields, tablePath, 'request')
     if (table === SESSION_TABLE) {
       if (!this.sessions) throw badRequest(`${tablePath}: is only available in session queries`)
       const [name, condition] = onlyKey(fields, tablePath, 'field')
+      if (name === SCORES) return this.score(condition, at(tablePath, name), 'session')
+      if (Object.hasOwn(SCORE_AGGREGATES, name))
+        return this.score(condition, at(tablePath, name), 'session', SCORE_AGGREGATES[name])
       const field = SESSION_FIELDS.get(name)
-      if (!field) throw unknownField(at(tablePath, name), SESSION_FIELDS)
+      if (!field)
+        throw unknownField(at(tablePath, name), SESSION_FIELDS, [SCORES, ...Object.keys(SCORE_AGGREGATES)])
       return this.condition({ kind: 'column', level: 'session', field }, condition, at(tablePath, name))
     }
     if (table !== REQUEST_TABLE) {
-      const tables = [REQUEST_TABLE, PROPERTIES, ...(this.sessions ? [SESSION_TABLE] : [])]
+      const tables = [REQUEST_TABLE, PROPERTIES, SCORES, FEEDBACK, ...(this.sessions ? [SESSION_TABLE] : [])]
       throw badRequest(`${tablePath}: unknown table; use one of ${tables.join(', ')}`)
     }
     const [name, condition] = onlyKey(fields, tablePath, 'field')
     if (name === PROPERTIES) return this.property(condition, at(tablePath, name))
+    if (name === SCORES) return this.score(condition, at(tablePath, name), 'request')
+    if (name === FEEDBACK) return this.scoreCondition(FEEDBACK, condition, at(tablePath, name), 'request')
     const field = REQUEST_FIELDS.get(name)
-    if (!field) throw unknownField(at(tablePath, name), REQUEST_FIELDS, [PROPERTIES])
+    if (!field) throw unknownField(at(tablePath, name), REQUEST_FIELDS, [PROPERTIES, SCORES, FEEDBACK])
     return this.condition({ kind: 'column', level: 'request', field }, condition, at(tablePath, name))
+  }
+
+  /** `{"<score name>": {op: value}}`: a condition on one score, of the kind `level` and `aggregate` say. */
+  private score(
+    value: unknown,
+    path: string,
+    level: 'request' | 'session',
+    aggregate?: ScoreAggregate,
+  ): FilterTree {
+    const [name, condition] = onlyKey(value, path, 'score name')
+    return this.scoreCondition(name, condition, at(path, name), level, aggregate)
+  }
+
+  /**
+   * A condition on the score `name`. Its value says what it compares: a number the score's number
+   * (a boolean score is 1 or 0), true or false a boolean score, a string a category. An aggregate
+   * compares numbers only.
+   */
+  private scoreCondition(
+    name: string,
+    condition: unknown,
+    path: string,
+    level: 'request' | 'session',
+    aggregate?: ScoreAggregate,
+  ): Condition {
+    if (name.length === 0 || name.length > MAX_SCORE_NAME)
+      throw badRequest(`${path}: a score name has 1 to ${MAX_SCORE_NAME} characters`)
+    const [, value] = onlyKey(condition, path, 'operator')
+    const type: ScoreValueType =
+      typeof value === 'boolean' ? 'boolean' : typeof value === 'string' ? 'text' : 'number'
+    if (aggregate && type !== 'number')
+      throw badRequest(`${path}: compares the ${aggregate} of numbers; give a number`)
+    return this.condition(
+      { kind: 'score', level, name, type, ...(aggregate ? { aggregate } : {}) },
+      condition,
+      path,
+    )
   }
 
   /** `{"<key>": {op: value}}`: a text condition on one property; a missing key reads as "". */
@@ -213,7 +278,8 @@ class Parser {
     const [given, value] = onlyKey(condition, path, 'operator')
     const opPath = at(path, given)
     const op = (OPERATOR_ALIASES.get(given) ?? given) as Operator
-    const type = subject.kind === 'column' ? subject.field.type : 'text'
+    const type =
+      subject.kind === 'column' ? subject.field.type : subject.kind === 'score' ? subject.type : 'text'
     const allowed = OPERATORS[type]
     if (!allowed.includes(op)) {
       throw badRequest(`${opPath}: unknown operator for a ${type} field; use one of ${allowed.join(', ')}`)

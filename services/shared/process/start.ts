@@ -1,6 +1,6 @@
 import { type Config, ConfigError, listeningUrl, publicUrl } from '../config.ts'
 import { type Engines, openEngines } from '../engines.ts'
-import { loadRequestEventCodec } from '../events/codec.ts'
+import { loadEventCodec } from '../events/codec.ts'
 import type { EventHandler } from '../events/handler.ts'
 import { createKafkaPublisher, ensureTopics, kafkaConnection, runKafkaConsumer } from '../events/kafka.ts'
 import { withAdmin } from '../events/kafka-topics.ts'
@@ -57,7 +57,7 @@ export async function startRoles<Out>(
   for (const role of consumers) handlers.push({ role, handler: await role.start(context) })
   for (const role of workers) await role.start(context)
 
-  const codec = await loadRequestEventCodec()
+  const codec = await loadEventCodec()
   let publisher: EventPublisher | undefined
   if (usesEvents && inProcess) {
     const inProcessPublisher = createInProcessPublisher(

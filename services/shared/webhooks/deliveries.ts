@@ -7,18 +7,32 @@ import { finalOutcome, type Next } from './retry-policy.ts'
 
 export interface NewDelivery {
   webhookId: string
-  requestId: string
+  /** The request a request.completed delivery is about; null for a score's (see eventKey). */
+  requestId: string | null
+  /**
+   * A score delivery's identity, `score:<score id>:<version>`; absent for a request's, whose
+   * identity is its request id.
+   */
+  eventKey?: string
   event: EventKind
   body: Buffer
   /** Claimed by this process at insert (sent straight away) rather than left due for any. */
   claimed: boolean
 }
 
+/**
+ * What makes a delivery one of its kind for its webhook, as insert() keys what it inserted:
+ * `webhookId:requestId` for a request's, `webhookId:score:<id>:<version>` for a score's.
+ */
+export const deliveryKey = (d: { webhookId: string; requestId: string | null; eventKey?: string | null }) =>
+  `${d.webhookId}:${d.eventKey ?? d.requestId}`
+
 /** A delivery held by a dispatcher for one attempt. */
 export interface ClaimedDelivery {
   id: string
   webhookId: string
-  requestId: string
+  /** Null for a score's delivery. */
+  requestId: string | null
   body: Buffer
   roundAttempts: number
   /** This claim's token: outcomes are written only while the row still carries it. */
@@ -114,8 +128,9 @@ export function createDeliveryRepo(sql: Sql) {
 
   return {
     /**
-     * Records deliveries, at most one per (webhook, request): a redelivered event inserts
-     * nothing. Returns the ids of the rows it inserted, keyed `webhookId:requestId`, and the
+     * Records deliveries, at most one per (webhook, request) and per (webhook, score version): a
+     * redelivered event inserts nothing. Returns the ids of the rows it inserted, keyed by
+     * {@link deliveryKey} (`webhookId:requestId` for a request's), and the
      * token of the claim on those inserted with `claimed`. One statement carries at most 1,000
      * deliveries and STATEMENT_BODY_BYTES of bodies (one larger body goes alone): the statement's
      * one JSON parameter stays far below what V8 and Postgres can hold.
@@ -130,22 +145,30 @@ export function createDeliveryRepo(sql: Sql) {
         const chunk = part.map((d) => ({
           webhook_id: d.webhookId,
           request_id: d.requestId,
+          event_key: d.eventKey ?? null,
           event: d.event,
           body: d.body.toString('base64'),
           claimed: d.claimed,
         }))
-        const rows = await sql<{ id: string; webhook_id: string; request_id: string }[]>`
-          insert into webhook_deliveries (webhook_id, request_id, event, body, next_attempt_at, claim_token)
-          select v.webhook_id, v.request_id, v.event, decode(v.body, 'base64'),
+        const rows = await sql<
+          { id: string; webhook_id: string; request_id: string | null; event_key: string | null }[]
+        >`
+          insert into webhook_deliveries (webhook_id, request_id, event_key, event, body, next_attempt_at, claim_token)
+          select v.webhook_id, v.request_id, v.event_key, v.event, decode(v.body, 'base64'),
                  case when v.claimed then now() + make_interval(secs => ${leaseMs / 1000}) else now() end,
                  case when v.claimed then ${claimToken}::uuid end
           from jsonb_to_recordset(${sql.json(chunk)}::jsonb)
-               as v(webhook_id uuid, request_id uuid, event text, body text, claimed boolean)
+               as v(webhook_id uuid, request_id uuid, event_key text, event text, body text, claimed boolean)
           -- a webhook deleted or disabled since this process cached it gets nothing
           join webhooks w on w.id = v.webhook_id and w.state = 'active'
-          on conflict (webhook_id, request_id) do nothing
-          returning id, webhook_id, request_id`
-        for (const r of rows) inserted.set(`${r.webhook_id}:${r.request_id}`, r.id)
+          -- either identity: (webhook_id, request_id), or (webhook_id, event_key) of a score's
+          on conflict do nothing
+          returning id, webhook_id, request_id, event_key`
+        for (const r of rows)
+          inserted.set(
+            deliveryKey({ webhookId: r.webhook_id, requestId: r.request_id, eventKey: r.event_key }),
+            r.id,
+          )
       }
       return { ids: inserted, claimToken }
     },
@@ -167,7 +190,7 @@ export function createDeliveryRepo(sql: Sql) {
         {
           id: string
           webhook_id: string
-          request_id: string
+          request_id: string | null
           body: Buffer
           round_attempts: number
           due: number

@@ -19,6 +19,8 @@ const webhookTargetSchema = targetRowSchema.transform((row) => ({
   /** propertyFilters and config.filter, as one tree. */
   filter: webhookFilter(row.property_filters, row.filter_tree),
   includeData: row.include_data,
+  /** The events it subscribes to: `request.completed` unless it asked for more. */
+  events: new Set<string>(row.events) as ReadonlySet<string>,
   active: row.state === 'active',
   hmacKey: row.hmac_key,
   previousHmacKey: row.previous_hmac_key,

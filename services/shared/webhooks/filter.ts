@@ -43,6 +43,9 @@ export function webhookFilterProblem(tree: FilterTree): string | undefined {
     if (node.kind === 'and' || node.kind === 'or') return walk(node.left) ?? walk(node.right)
     if (node.kind !== 'condition') return undefined
     const at = node.path ?? 'config.filter'
+    if (node.subject.kind === 'score') {
+      return `${at}: a webhook filter cannot read scores: a request's scores come after it completes`
+    }
     if (node.subject.kind === 'column' && BODIES.has(node.subject.field.column)) {
       return `${at}: a webhook filter cannot read the request or response body; filter on properties, model, status or cost`
     }

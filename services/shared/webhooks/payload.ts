@@ -1,12 +1,37 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import type { AnnotationEvent } from '../events/annotation-event.ts'
 import { parseEventBody, type RequestEvent } from '../events/request-event.ts'
 
 /** The `version` of every payload; changes only when the payload shape does. */
 const PAYLOAD_VERSION = '2026-11-01'
 
 const eventKind = z.enum(['request.completed', 'webhook.test'])
-export type EventKind = z.infer<typeof eventKind>
+/** The events of a score given after the fact (services/shared/events/annotation-event.ts). */
+const scoreEventKind = z.enum(['score.created', 'feedback.created'])
+export type ScoreEventKind = z.infer<typeof scoreEventKind>
+export type EventKind = z.infer<typeof eventKind> | ScoreEventKind
+
+/**
+ * The events a webhook may subscribe to (`config.events`). A webhook gets `request.completed`
+ * alone unless it asks for more: a receiver never gets a shape it did not ask for.
+ */
+export const WEBHOOK_EVENTS = ['request.completed', ...scoreEventKind.options] as const
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number]
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['request.completed']
+
+/** The name of the score that is a request's feedback (Helicone's `{"rating": bool}`). */
+const FEEDBACK_SCORE = 'feedback'
+
+/**
+ * The webhook event a score event is, or undefined: a live score is `feedback.created` when it is
+ * the feedback, else `score.created` (a later version of the same score too: it is delivered
+ * again, under the same score id); a tombstone and a property deliver nothing.
+ */
+export function scoreEventKindOf(event: AnnotationEvent): ScoreEventKind | undefined {
+  if (event.kind !== 'score' || event.deleted) return undefined
+  return event.name === FEEDBACK_SCORE ? 'feedback.created' : 'score.created'
+}
 
 /** One `{key, value}` of a webhook's propertyFilters, as stored and as the API shows it. */
 export const propertyFilterSchema = z
@@ -46,12 +71,102 @@ const webhookPayload = z
   })
   .meta({ id: 'WebhookPayload' })
 
+/** The delivery body of a score event, as the OpenAPI document's `webhooks` describes it. */
+const scoreWebhookPayload = z
+  .object({
+    version: z.literal(PAYLOAD_VERSION).describe('Changes only when the shape does'),
+    metadata: z.object({
+      event: scoreEventKind.describe(
+        'feedback.created for the score named feedback, score.created for any other',
+      ),
+      organizationId: z.uuid(),
+      requestId: z.uuid().nullable().describe('The scored request; null for a score of a session'),
+      sessionId: z
+        .string()
+        .nullable()
+        .describe(
+          "The session: the scored session, or the scored request's session; null when the request has none or was not stored yet",
+        ),
+      timestamp: z.iso.datetime().describe('When the score was given'),
+    }),
+    score: z.object({
+      id: z
+        .uuid()
+        .describe('The same on every later version of the score: an update is delivered again under it'),
+      name: z.string(),
+      // Each alternative described: a union of bare types would be one `type` array, which
+      // strict JSON Schema tools refuse.
+      value: z.union([
+        z.number().describe('numeric'),
+        z.boolean().describe('boolean'),
+        z.string().describe('categorical or text'),
+      ]),
+      data_type: z.enum(['numeric', 'boolean', 'categorical', 'text']),
+      source: z.string().describe('api, annotation or eval'),
+      comment: z.string(),
+      version: z
+        .number()
+        .int()
+        .describe(
+          'Orders the versions of one score: a delivery with a lower version than one received is older',
+        ),
+    }),
+  })
+  .meta({ id: 'ScoreWebhookPayload' })
+
+/** What a score event tells about the request it scores, looked up when it is delivered. */
+interface ScoredRequest {
+  sessionId: string
+}
+
+/**
+ * The delivery body of a score event (`kind` from {@link scoreEventKindOf}), as the bytes that
+ * will be stored, signed and sent. `request` is the scored request as stored, when it is.
+ */
+export function buildScorePayload(
+  event: AnnotationEvent,
+  kind: ScoreEventKind,
+  request: ScoredRequest | undefined,
+): Buffer {
+  const isRequest = event.target_kind === 'request'
+  const sessionId = isRequest ? request?.sessionId || null : event.session_id
+  const payload: z.input<typeof scoreWebhookPayload> = {
+    version: PAYLOAD_VERSION,
+    metadata: {
+      event: kind,
+      organizationId: event.organization_id,
+      requestId: isRequest ? event.request_id : null,
+      sessionId,
+      timestamp: event.created_at.toISOString(),
+    },
+    score: {
+      id: event.score_id,
+      name: event.name,
+      value:
+        event.data_type === 'boolean'
+          ? event.value !== 0
+          : event.data_type === 'numeric'
+            ? event.value
+            : event.string_value,
+      data_type: event.data_type,
+      source: event.source,
+      comment: event.comment,
+      version: event.version,
+    },
+  }
+  return Buffer.from(JSON.stringify(payload))
+}
+
 /**
  * The delivery body of spec 6.1, as the bytes that will be stored, signed and sent. Without
  * data (`includeData: false`) the `request` and `response` objects are left out; everything
  * else stays.
  */
-export function buildPayload(event: RequestEvent, includeData: boolean, kind: EventKind): Buffer {
+export function buildPayload(
+  event: RequestEvent,
+  includeData: boolean,
+  kind: z.infer<typeof eventKind>,
+): Buffer {
   const payload: z.input<typeof webhookPayload> = {
     version: PAYLOAD_VERSION,
     metadata: {
@@ -78,7 +193,8 @@ export function buildPayload(event: RequestEvent, includeData: boolean, kind: Ev
 
 /**
  * Deterministic sampling: the first 32 bits of sha256("webhookId:requestId") place each pair at
- * a fixed point in [0, 100), so a redelivered or retried event always gets the same answer.
+ * a fixed point in [0, 100), so a redelivered or retried event always gets the same answer. A
+ * score event is keyed by its score id: every version of a score gets the same answer.
  */
 export function isSampled(webhookId: string, requestId: string, sampleRate: number): boolean {
   if (sampleRate >= 100) return true

@@ -14,6 +14,11 @@ export const webhookRowSchema = z.object({
   /** The `config.filter` tree as the caller wrote it; null when none. */
   filter_tree: z.unknown(),
   include_data: z.boolean(),
+  /**
+   * The events it subscribes to (`config.events`, 0010). Read as text: an event a later Tally
+   * added is one this version never sends, not a row it cannot read.
+   */
+  events: z.array(z.string()),
   state: z.enum(['active', 'disabled']),
   disabled_reason: z.string().nullable(),
   hmac_key: z.string(),
