@@ -483,6 +483,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scores/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set many scores at once (upserts)
+         * @description Up to 1000 scores, each as POST /v1/scores takes it: checked together, and taken together once durable (a 400 names the first bad one and takes none). For evaluators grading many requests: one call instead of one per score.
+         */
+        post: operations["createScores"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scores/{id}": {
         parameters: {
             query?: never;
@@ -1212,6 +1232,15 @@ export interface components {
             id: string;
             /**
              * @description Durable; it shows in queries within seconds
+             * @constant
+             */
+            status: "accepted";
+        };
+        AcceptedScores: {
+            /** @description The scores’ ids, in the order sent */
+            ids: string[];
+            /**
+             * @description Durable; they show in queries within seconds
              * @constant
              */
             status: "accepted";
@@ -6125,6 +6154,157 @@ export interface operations {
                      */
                     "application/json": {
                         data: components["schemas"]["AcceptedScore"];
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scores": [
+                 *         {
+                 *           "target": {
+                 *             "request_id": "7b7e961d-254e-5401-8ee5-9452b893e55b"
+                 *           },
+                 *           "name": "faithfulness",
+                 *           "value": 0.7,
+                 *           "source": "eval"
+                 *         },
+                 *         {
+                 *           "target": {
+                 *             "session_id": "ticket-5521"
+                 *           },
+                 *           "name": "resolved",
+                 *           "value": true,
+                 *           "source": "eval"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Each as POST /v1/scores takes it; all are taken, or none */
+                    scores: {
+                        /** @description What the score grades: one request, or one session */
+                        target: {
+                            /** Format: uuid */
+                            request_id: string;
+                        } | {
+                            session_id: string;
+                        };
+                        /** @description The score’s name, e.g. helpfulness; `feedback` is the feedback (boolean) */
+                        name: string;
+                        /** @description A number (numeric), true or false (boolean), or a category (categorical) */
+                        value: number | boolean | string;
+                        /**
+                         * @description Who graded: api (default), annotation (a person), eval (an evaluator)
+                         * @default api
+                         * @enum {string}
+                         */
+                        source?: "api" | "annotation" | "eval";
+                        comment?: string;
+                        /**
+                         * Format: uuid
+                         * @description Upsert by this id. Without it the id is derived from target, name and source, so sending the same again replaces it
+                         */
+                        id?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ids": [
+                     *           "1f0c2a7e-3b9d-5c4e-a8f1-6d2e9b7c3a51",
+                     *           "8e4d1b6c-2a7f-5e3b-9c0d-4f1a7e2b6c83"
+                     *         ],
+                     *         "status": "accepted"
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AcceptedScores"];
                         error: string | null;
                     };
                 };

@@ -239,6 +239,47 @@ describe('scores', () => {
     expect((await api.get(`/v1/scores?request_id=${id}`)).data).toEqual([])
   })
 
+  it('takes a batch whole, or none of it', async () => {
+    const id = await logRequest(api, { session_id: 'ses-batch' })
+    const batch = await api.post('/v1/scores/batch', {
+      scores: [
+        { target: { request_id: id }, name: 'b1', value: 1, source: 'eval' },
+        { target: { request_id: id }, name: 'b2', value: false, source: 'eval' },
+        { target: { session_id: 'ses-batch' }, name: 'b3', value: 'fine', source: 'eval' },
+      ],
+    })
+    expect(batch.status).toBe(202)
+    expect(batch.data.ids).toHaveLength(3)
+    const stored = (await api.get(`/v1/scores?source=eval&limit=1000`)).data.filter((s: { id: string }) =>
+      batch.data.ids.includes(s.id),
+    )
+    expect(stored.map((s: { name: string }) => s.name).sort()).toEqual(['b1', 'b2', 'b3'])
+    // One bad score: a 400 naming it, and nothing of the batch stored.
+    const bad = await api.post('/v1/scores/batch', {
+      scores: [
+        { target: { request_id: id }, name: 'c1', value: 1 },
+        { target: { request_id: id }, name: 'feedback', value: 3 },
+      ],
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.error).toMatch(/body.scores.1.value: must be true or false/)
+    const shape = await api.post('/v1/scores/batch', { scores: [{ target: { request_id: id }, name: 'c2' }] })
+    expect(shape.status).toBe(400)
+    expect(shape.error).toMatch(/body.scores.0.value/)
+    expect((await api.get(`/v1/scores?request_id=${id}&name=c1`)).data).toEqual([])
+    const tooMany = Array.from({ length: 1001 }, (_, i) => ({
+      target: { request_id: id },
+      name: `n${i}`,
+      value: i,
+    }))
+    expect((await api.post('/v1/scores/batch', { scores: tooMany })).error).toMatch(
+      /body.scores: must hold at most 1000/,
+    )
+    expect((await api.post('/v1/scores/batch', { scores: [] })).error).toMatch(
+      /body.scores: must hold at least one/,
+    )
+  })
+
   it('pages newest first with a cursor', async () => {
     const id = await logRequest(api)
     for (let i = 0; i < 5; i++)

@@ -24,6 +24,18 @@ export const examples = {
     body: { target: { request_id: REQUEST_ID }, name: 'helpfulness', value: 0.9, source: 'annotation' },
     answer: ok({ id: '5d8b7e35-0a1c-5f4e-8b2d-9c3e7f1a6b42', status: 'accepted' }),
   },
+  createScores: {
+    body: {
+      scores: [
+        { target: { request_id: REQUEST_ID }, name: 'faithfulness', value: 0.7, source: 'eval' },
+        { target: { session_id: 'ticket-5521' }, name: 'resolved', value: true, source: 'eval' },
+      ],
+    },
+    answer: ok({
+      ids: ['1f0c2a7e-3b9d-5c4e-a8f1-6d2e9b7c3a51', '8e4d1b6c-2a7f-5e3b-9c0d-4f1a7e2b6c83'],
+      status: 'accepted',
+    }),
+  },
   listScores: {
     parameters: { name: 'helpfulness', limit: 10 },
     answer: {

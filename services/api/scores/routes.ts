@@ -16,12 +16,15 @@ import { createScoreConfigs } from './configs.ts'
 import { createScoreRepo, type StoredScore } from './repo.ts'
 import {
   acceptedScore,
+  acceptedScores,
   createScoreBody,
+  createScoresBody,
   FEEDBACK,
   feedbackBody,
   heliconeScoresBody,
   listScoresQuery,
   MAX_CONFIGS,
+  MAX_SCORES_PER_BATCH,
   MAX_SCORES_PER_CALL,
   propertyBody,
   requestIdParams,
@@ -108,6 +111,23 @@ export function scoreRoutes(deps: {
         const { organizationId } = principalOf(request)
         const [id] = await service.score(organizationId, [request.body], () => 'body.value')
         return reply.code(202).send(ok({ id: id as string, status: 'accepted' as const }))
+      },
+    })
+
+    app.post('/v1/scores/batch', {
+      schema: {
+        tags: ['scores'],
+        operationId: 'createScores',
+        summary: 'Set many scores at once (upserts)',
+        description: `Up to ${MAX_SCORES_PER_BATCH} scores, each as POST /v1/scores takes it: checked together, and taken together once durable (a 400 names the first bad one and takes none). For evaluators grading many requests: one call instead of one per score.`,
+        body: createScoresBody,
+        response: responses({ 202: envelope(acceptedScores) }, { body: true }),
+      },
+      config: { takesEvents: true },
+      handler: async (request, reply) => {
+        const { organizationId } = principalOf(request)
+        const ids = await service.score(organizationId, request.body.scores, (i) => `body.scores.${i}.value`)
+        return reply.code(202).send(ok({ ids, status: 'accepted' as const }))
       },
     })
 

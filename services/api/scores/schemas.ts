@@ -80,6 +80,24 @@ export const createScoreBody = z.strictObject({
     ),
 })
 
+/** Scores one batch call may set. */
+export const MAX_SCORES_PER_BATCH = 1000
+
+export const createScoresBody = z.strictObject({
+  scores: z
+    .array(createScoreBody)
+    .min(1, 'must hold at least one score')
+    .max(MAX_SCORES_PER_BATCH, `must hold at most ${MAX_SCORES_PER_BATCH} scores`)
+    .describe('Each as POST /v1/scores takes it; all are taken, or none'),
+})
+
+export const acceptedScores = z
+  .object({
+    ids: z.array(z.uuid()).describe('The scores’ ids, in the order sent'),
+    status: z.literal('accepted').describe('Durable; they show in queries within seconds'),
+  })
+  .meta({ id: 'AcceptedScores' })
+
 export const heliconeScoresBody = z.strictObject({
   scores: z
     .record(
