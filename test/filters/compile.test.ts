@@ -397,7 +397,7 @@ describe('session filters split at "and" and refuse a mixed "or"', () => {
   })
 
   it('"all" leaves both sides open; or with "all" is always true', () => {
-    expect(compileSessionFilter('all')).toEqual({ where: 'true', having: 'true', params: {} })
+    expect(compileSessionFilter('all')).toEqual({ where: 'true', having: 'true', scoreJoin: '', params: {} })
     const compiled = compileSessionFilter({
       left: session('session_avg_latency', 'lt', 5),
       operator: 'or',

@@ -40,7 +40,7 @@ describe('the filter compiler (no engine)', () => {
   it('compiles "all" and {} to true, with no parameters', () => {
     expect(compileRequestFilter('all')).toEqual({ sql: 'true', params: {}, columns: new Set() })
     expect(compileRequestFilter({})).toEqual({ sql: 'true', params: {}, columns: new Set() })
-    expect(compileSessionFilter('all')).toEqual({ where: 'true', having: 'true', params: {} })
+    expect(compileSessionFilter('all')).toEqual({ where: 'true', having: 'true', scoreJoin: '', params: {} })
   })
 
   it('binds every value as a typed placeholder', () => {
@@ -91,6 +91,7 @@ describe('the filter compiler (no engine)', () => {
     expect(compileSessionFilter(and(leaf('model', 'equals', 'm'), session))).toEqual({
       where: 'model = {f0:String}',
       having: 'session_total_cost > {f1:Float64}',
+      scoreJoin: '',
       params: { f0: 'm', f1: '1' },
     })
     expect(refusal(() => compileSessionFilter(or(leaf('model', 'equals', 'm'), session))).message).toMatch(

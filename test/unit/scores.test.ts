@@ -2,11 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { ScoreConfig } from '../../services/api/scores/schemas.ts'
 import { checkValue, derivedScoreId } from '../../services/api/scores/service.ts'
 import { AppError } from '../../services/shared/errors.ts'
-import {
-  compileRequestFilter,
-  compileSessionFilter,
-  REQUEST_WHERE,
-} from '../../services/shared/filters/compile.ts'
+import { compileRequestFilter, compileSessionFilter } from '../../services/shared/filters/compile.ts'
 
 const ORG = '3b1f6c2e-8d4a-4f1b-9c2e-7a5d3e1f0b9c'
 const REQUEST = '7b7e961d-254e-5401-8ee5-9452b893e55b'
@@ -109,8 +105,11 @@ describe('score leaves of the filter language', () => {
       right: { sessions_request_response_rmt: { avg_score: { h: { gte: 0.5 } } } },
     })
     expect(compiled.where).toBe('status = {f0:Float64}')
-    expect(compiled.having).toContain(REQUEST_WHERE)
-    expect(compiled.having).toContain('HAVING avg(scored.score) >= {f2:Float64}')
+    // In the aggregation's own HAVING, over the rows the WHERE chose: a joined column per condition.
+    expect(compiled.having).toBe('avg(score_0) >= {f2:Float64}')
+    expect(compiled.scoreJoin).toContain('avgIfOrNull(value, name = {f1:String}) AS score_0')
+    expect(compiled.scoreJoin).toContain('AND name IN ({f1:String})')
+    expect(compileSessionFilter('all').scoreJoin).toBe('')
     const own = compileSessionFilter({
       sessions_request_response_rmt: { scores: { resolved: { equals: true } } },
     })

@@ -34,7 +34,7 @@ import {
   scoreIdParams,
   scoreName,
 } from './schemas.ts'
-import { createScoreService, type ScoreInput } from './service.ts'
+import { createScoreService, MAX_MAGNITUDE, type ScoreInput } from './service.ts'
 
 const present = (s: StoredScore): z.output<typeof score> => ({
   id: s.id,
@@ -55,6 +55,12 @@ function configProblem(body: z.output<typeof scoreConfigBody>): string | undefin
   const { data_type: type, min, max, categories } = body
   if (type !== 'numeric' && (min !== undefined || max !== undefined))
     return `body.${min !== undefined ? 'min' : 'max'}: only a numeric config has a range`
+  for (const [field, bound] of [
+    ['min', min],
+    ['max', max],
+  ] as const)
+    if (bound !== undefined && Math.abs(bound) > MAX_MAGNITUDE)
+      return `body.${field}: must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}`
   if (min !== undefined && max !== undefined && min > max) return 'body.min: must be at most body.max'
   if (type === 'categorical' && !categories) return 'body.categories: is required for a categorical config'
   if (type !== 'categorical' && categories) return 'body.categories: only a categorical config has categories'

@@ -13,7 +13,8 @@ export const FEEDBACK = 'feedback'
 
 const MAX_NAME = 200
 const MAX_CATEGORY = 500
-const MAX_COMMENT = 10_000
+// A page of 1,000 scores stays within the answer's byte limit (32 MiB) whatever they hold.
+const MAX_COMMENT = 4_000
 /** Scores one call may set (Helicone's score route takes a map). */
 export const MAX_SCORES_PER_CALL = 50
 const MAX_CATEGORIES = 100
@@ -32,6 +33,8 @@ export const scoreName = z
   .min(1, 'must not be empty')
   .max(MAX_NAME, `must be at most ${MAX_NAME} characters`)
   .refine((name) => !CONTROL.test(name), 'must not contain control characters')
+  // A JSON key no parser of filters takes (it would set an object's prototype).
+  .refine((name) => name !== '__proto__', 'must not be __proto__')
   .describe('The score’s name, e.g. helpfulness; `feedback` is the feedback (boolean)')
 
 const category = z
@@ -118,7 +121,8 @@ export const propertyBody = z.strictObject({
   key: z
     .string('must be a string')
     .min(1, 'must not be empty')
-    .max(MAX_PROPERTY_KEY, `must be at most ${MAX_PROPERTY_KEY} characters`),
+    .max(MAX_PROPERTY_KEY, `must be at most ${MAX_PROPERTY_KEY} characters`)
+    .refine((key) => key !== '__proto__', 'must not be __proto__'),
   value: z
     .string('must be a string')
     .max(MAX_PROPERTY_VALUE, `must be at most ${MAX_PROPERTY_VALUE} characters`),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { isSessionProperty } from '../../shared/clickhouse/request-table.ts'
+import { SESSION_PROPERTIES } from '../../shared/clickhouse/request-table.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { AnnotationEvent } from '../../shared/events/annotation-event.ts'
 import { EncodeError } from '../../shared/events/codec.ts'
@@ -33,6 +33,12 @@ interface Checked {
   value: number
   stringValue: string
 }
+
+/**
+ * The largest magnitude of a numeric score: integers are exact up to it, and sums and averages of
+ * many never overflow to infinity.
+ */
+export const MAX_MAGNITUDE = 1e15
 
 const between = (c: ScoreConfig) =>
   c.min !== null && c.max !== null
@@ -68,6 +74,8 @@ export function checkValue(
     case 'numeric': {
       if (typeof value !== 'number') throw refuse('must be a number')
       if (!Number.isFinite(value)) throw refuse('must be a finite number')
+      if (Math.abs(value) > MAX_MAGNITUDE)
+        throw refuse(`must be between -${MAX_MAGNITUDE} and ${MAX_MAGNITUDE}`)
       if (
         config &&
         ((config.min !== null && value < config.min) || (config.max !== null && value > config.max))
@@ -85,8 +93,13 @@ export function checkValue(
       return { dataType, value: value ? 1 : 0, stringValue: '' }
     case 'categorical':
       if (typeof value !== 'string') throw refuse('must be a category (a string)')
-      if (config?.categories && !config.categories.includes(value))
-        throw refuse(`must be one of ${config.categories.map((c) => JSON.stringify(c)).join(', ')}`)
+      if (config?.categories && !config.categories.includes(value)) {
+        const shown = config.categories.slice(0, 10).map((c) => JSON.stringify(c.slice(0, 100)))
+        const more = config.categories.length - shown.length
+        throw refuse(
+          `must be one of ${shown.join(', ')}${more > 0 ? ` and ${more} more (GET /v1/score-configs)` : ''}`,
+        )
+      }
       return { dataType, value: 0, stringValue: value }
   }
 }
@@ -181,7 +194,9 @@ export function createScoreService(deps: {
         return {
           organization_id: organizationId,
           kind: 'score',
-          score_id: input.id ?? derivedScoreId(organizationId, input.target, input.name, input.source),
+          // As stored and read back: lower case.
+          score_id:
+            input.id?.toLowerCase() ?? derivedScoreId(organizationId, input.target, input.name, input.source),
           ...targetFields(input.target),
           name: input.name,
           data_type: checked.dataType,
@@ -224,7 +239,8 @@ export function createScoreService(deps: {
 
     /** Sets a custom property of a request after the fact (never its session). */
     async setProperty(organizationId: string, requestId: string, key: string, value: string): Promise<void> {
-      if (isSessionProperty(key))
+      // Whatever the case: Helicone's headers are read case-insensitively.
+      if (Object.keys(SESSION_PROPERTIES).some((p) => p.toLowerCase() === key.toLowerCase()))
         throw badRequest(`body.key: ${key} names the request's session, which cannot change after the fact`)
       await publish(organizationId, [
         {

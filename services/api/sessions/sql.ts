@@ -1,4 +1,4 @@
-import { compileSessionFilter, REQUEST_WHERE } from '../../shared/filters/compile.ts'
+import { compileSessionFilter } from '../../shared/filters/compile.ts'
 
 export const SORT_FIELDS = [
   'created_at',
@@ -78,11 +78,11 @@ function conditions(q: SessionQuery) {
     where.push('session_name = {name:String}')
   }
   if (compiled.where !== 'true') where.push(compiled.where)
-  const all = where.join('\n  AND ')
   return {
-    where: all,
-    // Aggregated score conditions read the requests this very condition chooses.
-    having: compiled.having.replaceAll(REQUEST_WHERE, all),
+    where: where.join('\n  AND '),
+    having: compiled.having,
+    /** Joined to the aggregated requests for aggregated score conditions; '' when none. */
+    scoreJoin: compiled.scoreJoin ? `\n${compiled.scoreJoin}` : '',
     params,
     filtered: compiled.where !== 'true',
   }
@@ -197,7 +197,7 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
   return {
     query: `
 SELECT session_id, ${aggregatesFor(having, [SORT_ALIASES[q.sort.field], ...times])}
-FROM request_response_rmt${needsFinal(q, having) ? ' FINAL' : ''}
+FROM request_response_rmt${needsFinal(q, having) || c.scoreJoin ? ' FINAL' : ''}${c.scoreJoin}
 WHERE ${where}
 GROUP BY session_id
 HAVING (${having}) AND ${after.sql}
@@ -315,7 +315,7 @@ export function countStatement(q: SessionQuery): Statement {
       ? `SELECT uniqExact(session_id) AS count FROM request_response_rmt WHERE ${where}`
       : `SELECT count() AS count FROM (
   SELECT session_id, ${aggregatesFor(having, [])}
-  FROM request_response_rmt FINAL
+  FROM request_response_rmt FINAL${c.scoreJoin}
   WHERE ${where}
   GROUP BY session_id
   HAVING ${having})`

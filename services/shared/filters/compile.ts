@@ -23,12 +23,6 @@ export interface CompileOptions {
   organization?: string
 }
 
-/**
- * Where a session filter's aggregated score conditions take the session query's whole request-level
- * condition (compileSessionFilter): the caller puts it in place of this mark.
- */
-export const REQUEST_WHERE = '/* request_where */'
-
 const PREFIX = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/
 
 /**
@@ -46,10 +40,15 @@ export interface CompiledSessionFilter {
   /** Request-level part: chooses which requests are aggregated (WHERE). */
   where: string
   /**
-   * Session-level part over the session_* aggregate aliases and session_id (HAVING). It may hold
-   * REQUEST_WHERE, which the caller replaces with the query's whole request-level condition.
+   * Session-level part over the session_* aggregate aliases, session_id and the score columns
+   * `scoreJoin` adds (HAVING).
    */
   having: string
+  /**
+   * What the aggregation joins to its requests for aggregated score conditions (`LEFT JOIN …`):
+   * per request, its average score of each name they read (NULL without one); '' when none.
+   */
+  scoreJoin: string
   params: Record<string, unknown>
 }
 
@@ -62,7 +61,12 @@ export function compileSessionFilter(node: unknown, options: CompileOptions = {}
   const tree = parseFilter(node, { path: options.path ?? 'body.filter', sessions: true })
   const sql = new SqlWriter(options.prefix, options.organization)
   const part = sql.part(tree)
-  return { where: part.request ?? 'true', having: part.session ?? 'true', params: sql.params }
+  return {
+    where: part.request ?? 'true',
+    having: part.session ?? 'true',
+    scoreJoin: sql.scoreJoin(),
+    params: sql.params,
+  }
 }
 
 /** A compiled subtree; an absent side means "no condition" (true). */
@@ -86,6 +90,8 @@ const COMPARISONS: Record<string, string> = {
 class SqlWriter {
   readonly params: Record<string, unknown> = {}
   readonly columns = new Set<string>()
+  /** The aggregated score conditions' columns and their score names (placeholders). */
+  private readonly aggregated: { column: string; name: string }[] = []
   private readonly prefix: string
   private readonly org: string
 
@@ -160,9 +166,10 @@ class SqlWriter {
 
   /**
    * A score condition. A request's or a session's: it has a live score of the name whose value
-   * matches. An aggregate: over the session's requests the request-level condition chooses, the
-   * avg/min/max of their scores of the name (each request's scores of several sources averaged
-   * first) matches; a session none of whose chosen requests has the score does not.
+   * matches. An aggregate: over the session's requests the request-level condition chooses (the
+   * aggregation's own rows), the avg/min/max of their scores of the name (each request's scores of
+   * several sources averaged first) matches; a session none of whose chosen requests has the score
+   * does not (the aggregate is NULL).
    */
   private score(
     subject: Extract<Subject, { kind: 'score' }>,
@@ -170,19 +177,34 @@ class SqlWriter {
     value: Condition['value'],
   ): string {
     this.columns.add('scores')
-    const live = `FROM scores FINAL WHERE organization_id = ${this.org} AND is_deleted = 0 AND name = ${this.bind('String', subject.name)}`
+    const name = this.bind('String', subject.name)
+    if (subject.aggregate) {
+      // Over the session's requests, in the query's own aggregation: a column per condition,
+      // joined to each request (scoreJoin), which avg/min/max skip where it is NULL.
+      const column = `score_${this.aggregated.length}`
+      this.aggregated.push({ column, name })
+      return `${subject.aggregate}(${column}) ${COMPARISONS[op]} ${this.bind('Float64', String(value))}`
+    }
+    const live = `FROM scores FINAL WHERE organization_id = ${this.org} AND is_deleted = 0 AND name = ${name}`
     if (subject.level === 'request')
       return `request_id IN (SELECT request_id ${live} AND target_kind = 'request' AND ${this.scoreValue(subject, op, value)})`
-    if (!subject.aggregate)
-      return `session_id IN (SELECT session_id ${live} AND target_kind = 'session' AND ${this.scoreValue(subject, op, value)})`
-    const bound = this.bind('Float64', String(value))
-    return `session_id IN (
-    SELECT chosen.session_id
-    FROM (SELECT DISTINCT session_id, request_id FROM request_response_rmt WHERE ${REQUEST_WHERE}) AS chosen
-    INNER JOIN (SELECT request_id, avg(value) AS score ${live} AND target_kind = 'request' AND data_type != 'categorical' GROUP BY request_id) AS scored
-      ON chosen.request_id = scored.request_id
-    GROUP BY chosen.session_id
-    HAVING ${subject.aggregate}(scored.score) ${COMPARISONS[op]} ${bound})`
+    return `session_id IN (SELECT session_id ${live} AND target_kind = 'session' AND ${this.scoreValue(subject, op, value)})`
+  }
+
+  /**
+   * The join the aggregated score conditions read: per request of the organization with a score
+   * of one of their names, each column its average of the name's numeric and boolean scores
+   * (the sources of a name averaged first), NULL where it has none; '' without such conditions.
+   */
+  scoreJoin(): string {
+    if (this.aggregated.length === 0) return ''
+    const columns = this.aggregated.map((a) => `avgIfOrNull(value, name = ${a.name}) AS ${a.column}`)
+    return `LEFT JOIN (
+  SELECT request_id AS scored_request_id, ${columns.join(', ')}
+  FROM scores FINAL
+  WHERE organization_id = ${this.org} AND is_deleted = 0 AND target_kind = 'request' AND data_type != 'categorical'
+    AND name IN (${this.aggregated.map((a) => a.name).join(', ')})
+  GROUP BY request_id) AS scored ON request_id = scored_request_id`
   }
 
   private condition({ subject, op, value }: Condition): string {

@@ -25,6 +25,11 @@ import {
 export const MAX_DEPTH = 32
 /** As the score API takes them (services/api/scores/schemas.ts). */
 const MAX_SCORE_NAME = 200
+/**
+ * Score conditions in one filter: each reads the organization's scores in a subquery of its own
+ * (an aggregate, its chosen requests too), where a column condition costs nothing more.
+ */
+export const MAX_SCORE_LEAVES = 50
 export const MAX_LEAVES = 200
 const MAX_TEXT_LENGTH = 10_000
 /**
@@ -125,7 +130,11 @@ type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-const show = (key: string) => (key.length > 64 ? `${key.slice(0, 61)}...` : key)
+/** A key as a message shows it: at most 64 characters, never half of one. */
+const show = (key: string) => {
+  const chars = [...key]
+  return chars.length > 64 ? `${chars.slice(0, 61).join('')}...` : key
+}
 const at = (path: string, key: string) => `${path}.${show(key)}`
 
 function onlyKey(value: unknown, path: string, what: string): [string, unknown] {
@@ -143,6 +152,7 @@ const ALL: FilterTree = { kind: 'all' }
 class Parser {
   private readonly sessions: boolean
   private leaves = 0
+  private scores = 0
   private wildcards = 0
 
   constructor(sessions: boolean) {
@@ -252,8 +262,13 @@ class Parser {
     level: 'request' | 'session',
     aggregate?: ScoreAggregate,
   ): Condition {
-    if (name.length === 0 || name.length > MAX_SCORE_NAME)
+    // Characters as the score API counts them (code points).
+    const length = [...name].length
+    if (length === 0 || length > MAX_SCORE_NAME)
       throw badRequest(`${path}: a score name has 1 to ${MAX_SCORE_NAME} characters`)
+    this.scores += 1
+    if (this.scores > MAX_SCORE_LEAVES)
+      throw badRequest(`${path}: the filter has more than ${MAX_SCORE_LEAVES} score and feedback conditions`)
     const [, value] = onlyKey(condition, path, 'operator')
     const type: ScoreValueType =
       typeof value === 'boolean' ? 'boolean' : typeof value === 'string' ? 'text' : 'number'
