@@ -8,10 +8,11 @@
 // embedded Postgres). Tally runs in a child process so it does not share the load generator's
 // event loop; `-- --split` runs the API and ingest roles in two processes instead.
 import { execFileSync, fork } from 'node:child_process'
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
+import { cpuSeconds, descendantPids, portOwner } from './processes.ts'
 import { UNLIMITED } from './tally.ts'
 
 const SOAK = process.argv.includes('--soak')
@@ -263,51 +264,6 @@ function startChild(role: Role, env: NodeJS.ProcessEnv) {
   }
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; 0 once it is gone. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return 0
-  }
-}
-
-/**
- * Every process below `pid`: the embedded ClickHouse server, whichever of Tally's processes started
- * it, and the sandbox around it when it is contained. Read from each thread's children.
- */
-function descendantPids(pid: number): number[] {
-  let children: number[] = []
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`))
-      children = children.concat(
-        readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8')
-          .trim()
-          .split(/\s+/)
-          .filter(Boolean)
-          .map(Number),
-      )
-  } catch {
-    return []
-  }
-  return children.flatMap((child) => [child, ...descendantPids(child)])
-}
-
-/** The process listening on the Kafka broker's port (the broker), if this user may see it. */
-function brokerPid(brokers: string | undefined): number | undefined {
-  const port = brokers?.split(',')[0]?.split(':')[1]
-  if (!port) return undefined
-  try {
-    const out = execFileSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' })
-    const pid = /pid=(\d+)/.exec(out)?.[1]
-    return pid ? Number(pid) : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** Starts Tally's process(es) on `env`'s Kafka, drives the load and prints the figures. */
 async function drive(baseEnv: NodeJS.ProcessEnv) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tally-bench-ingest-'))
@@ -400,7 +356,7 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
     }
 
     // CPU of every process in the pipeline over the load and drain, for the per-event budget.
-    const broker = brokerPid(baseEnv.KAFKA_BROKERS)
+    const broker = portOwner(baseEnv.KAFKA_BROKERS)
     const cpuProcesses: [string, number][] = SPLIT
       ? [
           ['API', front.pid],
