@@ -73,6 +73,20 @@ async function startKafka(kind: KafkaKind): Promise<{ kafka: OwnKafka; broker: O
 
 const CLUSTER_NAME = 'tally_faults'
 
+/**
+ * The last error lines of a ClickHouse server's log (it logs warnings and worse): what a server
+ * that died said last, e.g. the logical error a thread aborted on.
+ */
+function lastErrors(file: string): string {
+  try {
+    const lines = readFileSync(file, 'utf8').split('\n')
+    const errors = lines.filter((l) => /<(Error|Fatal|Critical)>|Logical error|terminate|signal/i.test(l))
+    return (errors.slice(-8).join(' | ') || '(none)').slice(-3_000)
+  } catch (err) {
+    return `(unreadable: ${(err as Error).message})`
+  }
+}
+
 /** Two ClickHouse servers from the embedded libchdb, one shard each (no replication: see docs/operations.md). */
 async function startShards() {
   const dir = freshDataDir('tally-shards-')
@@ -107,7 +121,8 @@ async function startShards() {
     server.onExit((exit) => {
       if (servers[i] === server)
         exits.push(
-          `shard ${i + 1} (pid ${server.pid}) exited: code ${exit.code} signal ${exit.signal}; ${exit.stderr.slice(-1_500)}`,
+          `shard ${i + 1} (pid ${server.pid}) exited: code ${exit.code} signal ${exit.signal}; ${exit.stderr.slice(-1_500)}` +
+            `; its log's last errors: ${lastErrors(join(options(i).dataDir, 'clickhouse-server.log'))}`,
         )
     })
     return server
