@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto'
+import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientKey } from '../../services/api/http/auth-failures.ts'
@@ -278,6 +279,23 @@ describe.skipIf(!redisUrl)('with Redis', () => {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+})
+
+describe.skipIf(!redisUrl)('the Redis limiter’s script', () => {
+  it('counts on after Redis forgot it (a restart, SCRIPT FLUSH): sent again by its text', async () => {
+    const limiter = createRedisRateLimiter(redisUrl ?? '', pino({ level: 'silent' }))
+    const admin = new Redis(redisUrl ?? '')
+    try {
+      const key = `flushed-${Date.now()}-${Math.random()}`
+      expect(await limiter.hit(key, 2)).toMatchObject({ allowed: true, remaining: 1 })
+      await admin.script('FLUSH')
+      expect(await limiter.hit(key, 2)).toMatchObject({ allowed: true, remaining: 0 })
+      expect((await limiter.hit(key, 2)).allowed).toBe(false)
+    } finally {
+      await limiter.close()
+      admin.disconnect()
     }
   })
 })

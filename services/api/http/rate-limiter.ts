@@ -112,6 +112,12 @@ return out`
 export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 })
   redis.on('error', (err) => log.warn({ err: err.message }, 'rate_limit_redis_error'))
+  // Sent by its SHA1 (EVALSHA), the script's text only when Redis does not hold it yet (NOSCRIPT,
+  // after a restart or a SCRIPT FLUSH): a hit is a few dozen bytes, not the script each time.
+  redis.defineCommand('tallyHit', { lua: HIT })
+  const hitScript = (
+    redis as unknown as { tallyHit(numKeys: number, ...args: (string | number)[]): Promise<unknown> }
+  ).tallyHit.bind(redis)
   return {
     kind: 'redis',
     async hit(key, limit, options = {}) {
@@ -123,7 +129,7 @@ export function createRedisRateLimiter(url: string, log: Logger): RateLimiter {
           keys.push(`tally:rl:${key}:s:${Math.floor(t / SECOND_MS)}`)
           ttls.push(SECOND_MS)
         }
-        const reply = redis.eval(HIT, keys.length, ...keys, options.cost ?? 1, ...ttls)
+        const reply = hitScript(keys.length, ...keys, options.cost ?? 1, ...ttls)
         const [minute, minuteTtl, second, secondTtl] = (await withDeadline(
           reply,
           500,
