@@ -73,15 +73,22 @@ async function startKafka(kind: KafkaKind): Promise<{ kafka: OwnKafka; broker: O
 
 const CLUSTER_NAME = 'tally_faults'
 
+/** Restarts of a shard that exited unasked within one test (watch in startShards). */
+const MAX_ENGINE_RESTARTS = 3
+
 /**
- * The last error lines of a ClickHouse server's log (it logs warnings and worse): what a server
- * that died said last, e.g. the logical error a thread aborted on.
+ * What a ClickHouse server that died said last (it logs warnings and worse): the first lines of a
+ * crash report, and the errors just before it.
  */
 function lastErrors(file: string): string {
   try {
     const lines = readFileSync(file, 'utf8').split('\n')
-    const errors = lines.filter((l) => /<(Error|Fatal|Critical)>|Logical error|terminate|signal/i.test(l))
-    return (errors.slice(-8).join(' | ') || '(none)').slice(-3_000)
+    // A crash's report opens a block of Fatal lines (the signal, the query, then the stack): its
+    // first lines and the errors just before them say what happened.
+    const fatal = lines.findIndex((l) => l.includes('<Fatal>'))
+    const before = (fatal < 0 ? lines : lines.slice(0, fatal)).filter((l) => /<(Error|Critical)>/.test(l))
+    const report = fatal < 0 ? [] : lines.slice(fatal, fatal + 12)
+    return ([...before.slice(-4), ...report].join(' | ') || '(none)').slice(0, 6_000)
   } catch (err) {
     return `(unreadable: ${(err as Error).message})`
   }
@@ -117,13 +124,43 @@ async function startShards() {
   }
   /** What happened to each server the test did not stop itself: its exits, for a failed wait. */
   const exits: string[] = []
+  /**
+   * A shard that exits unasked is started again, as its supervisor would, at most
+   * MAX_ENGINE_RESTARTS times, each said at once and kept for the report. The embedded engine
+   * (libchdb) ends the whole server when a peer resets a native-protocol connection it is reading
+   * ("Terminate called for uncaught exception: … Connection reset by peer" in TCPHandler), which
+   * the initiator does when it cancels a distributed query or insert: a crash of the engine's own,
+   * that clickhouse-server does not have, and one more fault that Tally must come through.
+   */
+  const restarts: string[] = []
+  let removed = false
   const watch = (server: ClickHouseServer, i: number) => {
     server.onExit((exit) => {
-      if (servers[i] === server)
-        exits.push(
-          `shard ${i + 1} (pid ${server.pid}) exited: code ${exit.code} signal ${exit.signal}; ${exit.stderr.slice(-1_500)}` +
-            `; its log's last errors: ${lastErrors(join(options(i).dataDir, 'clickhouse-server.log'))}`,
-        )
+      if (servers[i] !== server) return
+      const said = lastErrors(join(options(i).dataDir, 'clickhouse-server.log'))
+      exits.push(
+        `shard ${i + 1} (pid ${server.pid}) exited: code ${exit.code} signal ${exit.signal}; ${exit.stderr.slice(-1_500)}` +
+          `; its log's last errors: ${said}`,
+      )
+      servers[i] = undefined
+      if (restarts.length >= MAX_ENGINE_RESTARTS) return
+      // The report's message is on the line after its opening one: the log's prefixes left out.
+      const cause =
+        /uncaught exception:[\s|]*(?:\S+ \S+ \[ \d+ \] \{[^}]*\} <Fatal> \w+: )?([^|]+)/
+          .exec(said)?.[1]
+          ?.trim() ?? `signal ${exit.signal}`
+      restarts.push(`shard ${i + 1}: ${cause.slice(0, 200)}`)
+      console.log(
+        `[fault] shard ${i + 1} exited unasked (${cause.slice(0, 200)}); started again as a supervisor would`,
+      )
+      void startClickHouseServer(options(i)).then(
+        (again) => {
+          if (removed) return void again.stop()
+          servers[i] = again
+          watch(again, i)
+        },
+        (err: Error) => exits.push(`shard ${i + 1} could not be started again: ${err.message}`),
+      )
     })
     return server
   }
@@ -144,10 +181,14 @@ async function startShards() {
       TALLY_CLICKHOUSE_CLUSTER: CLUSTER_NAME,
       TALLY_CLICKHOUSE_CLUSTER_NODES: `${server(0).url},${server(1).url}`,
     },
+    /** The shards started again after exiting unasked (see watch), with what the engine said. */
+    restarts: () => [...restarts],
     /** Stops shard `i` (0 or 1), on its data; `start` brings it back on the same ports. */
     async stop(i: number) {
-      await server(i).stop()
+      // Forgotten first: its exit is asked for, not one to report or restart.
+      const stopping = server(i)
       servers[i] = undefined
+      await stopping.stop()
     },
     async start(i: number) {
       const server = await startClickHouseServer(options(i))
@@ -171,7 +212,9 @@ async function startShards() {
       return [...states, ...exits].join('; ')
     },
     async remove() {
-      await Promise.all(servers.map((s) => s?.stop()))
+      removed = true
+      const running = servers.splice(0, servers.length, undefined, undefined)
+      await Promise.all(running.map((s) => s?.stop()))
       rmSync(dir, { recursive: true, force: true })
     },
   }

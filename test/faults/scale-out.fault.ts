@@ -302,6 +302,9 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
         'broker down: new events stored and delivered within (s, after 12 s down)': brokerMs / 1000,
         'intakes acknowledged while a shard was down': whileShardDown,
         'shard back: new events stored and delivered within (s)': shardMs / 1000,
+        // The embedded engine's own crash on a reset connection, survived: each restart is said
+        // as it happens ([fault] shard … exited unasked).
+        'shards started again after exiting unasked': cluster.shards.restarts().length,
         'the killed processes ready again after their start (s)': readyMs / 1000,
         'caught up after the load stopped (s)': caughtUpMs / 1000,
         // How often a membership found its stream gone on past uncommitted messages (and was made anew).

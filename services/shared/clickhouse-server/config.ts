@@ -172,10 +172,6 @@ function writeAtomically(path: string, text: string): void {
 // The file paths a query may name are an empty directory of the server's own (clickhouse-local
 // does not enforce them, the containment does; they are set for depth). UTC whatever the host's
 // zone: the contained server has no /etc/localtime, and times must not depend on where it runs.
-// Every table is loaded before the server takes a connection (async_load_databases off; on by
-// default): a shard restarted under Distributed traffic twice aborted a TCPHandler thread in the
-// scale-out fault test while its tables were still loading (engine abort, SIGSEGV/general
-// protection in libc's abort), and Tally gains nothing from answering before its tables are there.
 const configXml = (engineDir: string, cluster?: ClusterNode) => `<clickhouse>
   <user_directories>
     <users_xml><path>${FILES.users}</path></users_xml>
@@ -183,8 +179,7 @@ const configXml = (engineDir: string, cluster?: ClusterNode) => `<clickhouse>
   <user_files_path>${xmlText(join(engineDir, FILES.userFiles))}/</user_files_path>
   <format_schema_path>${xmlText(join(engineDir, FILES.userFiles))}/</format_schema_path>
   <timezone>UTC</timezone>
-  <shutdown_wait_unfinished>1</shutdown_wait_unfinished>
-  <async_load_databases>false</async_load_databases>${cluster ? clusterXml(cluster) : ''}
+  <shutdown_wait_unfinished>1</shutdown_wait_unfinished>${cluster ? clusterXml(cluster) : ''}
   <logger>
     <size>20M</size>
     <count>3</count>
