@@ -1,9 +1,15 @@
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
+import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from '../shared/clickhouse/annotation-tables.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { FILE_FORMATS } from '../shared/clickhouse/file-formats.ts'
 import { BACKGROUND_PRIORITY } from '../shared/clickhouse/priority.ts'
-import { READ_SETTINGS, REQUEST_COLUMNS, REQUEST_TABLE } from '../shared/clickhouse/request-table.ts'
+import {
+  PROPERTIES_TYPE,
+  READ_SETTINGS,
+  REQUEST_COLUMNS,
+  REQUEST_TABLE,
+} from '../shared/clickhouse/request-table.ts'
 import type { ExportFormat } from '../shared/exports/contract.ts'
 import type { CompiledFilter } from '../shared/filters/compile.ts'
 import { clickHouseTime } from '../shared/timestamp.ts'
@@ -21,11 +27,6 @@ export const EXPORT_COLUMNS = [
   'scores',
   'score_categories',
 ]
-
-/** The tables of schemas/clickhouse/0005_scores.sql. */
-const SCORE_TABLE = 'scores'
-const PROPERTY_UPDATE_TABLE = 'request_property_updates'
-const PROPERTIES_TYPE = 'Map(LowCardinality(String), String)'
 
 /** The request's columns read from the table (`r`), by the outer select's names. */
 const SOURCE_COLUMNS = REQUEST_COLUMNS.filter((c) => c.name !== 'ingested_at')

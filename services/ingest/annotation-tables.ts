@@ -1,10 +1,6 @@
 import type { AnnotationEvent } from '../shared/events/annotation-event.ts'
 import { clickHouseTime } from '../shared/timestamp.ts'
 
-/** Scores and after-the-fact properties (schemas/clickhouse/0005_scores.sql). */
-export const SCORE_TABLE = 'scores'
-export const PROPERTY_UPDATE_TABLE = 'request_property_updates'
-
 const NIL_UUID = '00000000-0000-0000-0000-000000000000'
 
 export const SCORE_COLUMNS = [

@@ -1,3 +1,4 @@
+import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from '../shared/clickhouse/annotation-tables.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { isClickHouseUnavailable } from '../shared/clickhouse/errors.ts'
 import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
@@ -6,14 +7,7 @@ import { isAnnotation, type TallyEvent } from '../shared/events/event.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
 import type { Logger } from '../shared/logger.ts'
 import { counter, histogram } from '../shared/metrics.ts'
-import {
-  PROPERTY_UPDATE_COLUMNS,
-  PROPERTY_UPDATE_TABLE,
-  propertyUpdateRow,
-  SCORE_COLUMNS,
-  SCORE_TABLE,
-  scoreRow,
-} from './annotation-tables.ts'
+import { PROPERTY_UPDATE_COLUMNS, propertyUpdateRow, SCORE_COLUMNS, scoreRow } from './annotation-tables.ts'
 import { createDeletionSweeper, type DeletionSweeper } from './sweeper.ts'
 
 const written = counter(

@@ -19,7 +19,9 @@ import { clickHouseTime, fromClickHouseTime } from '../timestamp.ts'
 export const REQUEST_TABLE = 'request_response_rmt'
 
 const TIME = "DateTime64(3, 'UTC')"
-const MAP = 'Map(LowCardinality(String), String)'
+/** The type of `properties`: what a map of properties is cast back to when updates are put over it. */
+export const PROPERTIES_TYPE = 'Map(LowCardinality(String), String)'
+const MAP = PROPERTIES_TYPE
 const int = z.number().int().min(0)
 
 /**

@@ -1,6 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client'
+import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from './annotation-tables.ts'
 import { type ClickHouseLayout, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
-import { REQUEST_COLUMNS, REQUEST_TABLE } from './request-table.ts'
+import { PROPERTIES_TYPE, REQUEST_COLUMNS, REQUEST_TABLE } from './request-table.ts'
 
 /**
  * What `POST /v1/sql/query` reads: views in a database of their own (`sql_<database>`), each
@@ -16,13 +17,6 @@ export const SQL_ORGANIZATION_HEADER = 'X-Tally-Organization'
 
 /** The database of the views: the restricted user may read `sql_*` databases and nothing else. */
 export const sqlViewsDatabase = (database: string) => `sql_${database}`
-
-/** The tables of schemas/clickhouse/0005_scores.sql (its ingest writes them). */
-const SCORE_TABLE = 'scores'
-const PROPERTY_UPDATE_TABLE = 'request_property_updates'
-
-/** The type of `properties` in request_response_rmt, kept by the effective map. */
-const PROPERTIES_TYPE = 'Map(LowCardinality(String), String)'
 
 const ORGANIZATION = `organization_id = toUUIDOrZero(getClientHTTPHeader('${SQL_ORGANIZATION_HEADER}'))`
 
