@@ -133,7 +133,8 @@ export interface paths {
         delete: operations["deleteOrganization"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change an organization's settings: its own retention, in days (null: the instance's). Applied to ClickHouse before the answer (rows older than the days are deleted by its merges from then on); on a 5xx nothing was changed: send it again. */
+        patch: operations["changeOrganization"];
         trace?: never;
     };
     "/v1/api-keys": {
@@ -1275,6 +1276,11 @@ export interface components {
             name: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: int64
+             * @description How many days ClickHouse keeps what the organization records; null: the instance's TALLY_RETENTION_DAYS (kept for good when that is unset)
+             */
+            retention_days: number | null;
             /** @description The organization's first admin API key: in this answer and never again */
             api_key: string;
         };
@@ -2027,6 +2033,11 @@ export interface components {
             name: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: int64
+             * @description How many days ClickHouse keeps what the organization records; null: the instance's TALLY_RETENTION_DAYS (kept for good when that is unset)
+             */
+            retention_days: number | null;
         };
         Prompt: {
             /** Format: uuid */
@@ -2868,7 +2879,8 @@ export interface operations {
                      *         {
                      *           "id": "942665c1-1730-5568-b7cf-fc002a962dcc",
                      *           "name": "Acme Research",
-                     *           "created_at": "2026-11-26T10:15:00.522Z"
+                     *           "created_at": "2026-11-26T10:15:00.522Z",
+                     *           "retention_days": 90
                      *         }
                      *       ],
                      *       "error": null
@@ -2959,6 +2971,7 @@ export interface operations {
                      *         "id": "50fb8ae3-cc90-50f8-ab99-71652f7ec0c4",
                      *         "name": "Acme Research",
                      *         "created_at": "2026-11-26T10:15:14.270Z",
+                     *         "retention_days": null,
                      *         "api_key": "tly_3q9Zx1cVb7NmK2pL8wR4tY6uI0oPaSdFgHjKlZxCvBn"
                      *       },
                      *       "error": null
@@ -3085,6 +3098,127 @@ export interface operations {
             };
             /** @description Not found, or not the caller's organization's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests: the key's rate limit (see Retry-After) or its organization's concurrent queries */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error: `error` carries the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unavailable for now (the process is shutting down, a dependency is down); retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changeOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 50fb8ae3-cc90-50f8-ab99-71652f7ec0c4 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "retention_days": 90
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Days ClickHouse keeps the organization's requests (from their created_at), their hourly session and metrics rows, and its scores and property updates (from when they were set); null: the instance's TALLY_RETENTION_DAYS */
+                    retention_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "50fb8ae3-cc90-50f8-ab99-71652f7ec0c4",
+                     *         "name": "Acme Research",
+                     *         "created_at": "2026-11-26T10:15:14.270Z",
+                     *         "retention_days": 90
+                     *       },
+                     *       "error": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Organization"];
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description A path parameter, query parameter or body field breaks a rule: `error` names the field and the rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No valid API key: send Authorization: Bearer <API_KEY> */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found, or not the caller's organization's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than this endpoint accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body's Content-Type is not application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

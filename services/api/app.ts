@@ -7,6 +7,7 @@ import { isFilesystemStore } from '../shared/blobs/open.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { createFairShare } from '../shared/clickhouse/priority.ts'
 import { queryLimits, sqlLimits } from '../shared/clickhouse/query-limits.ts'
+import type { RetentionKeeper } from '../shared/clickhouse/retention.ts'
 import { type Config, publicUrl } from '../shared/config.ts'
 import type { EventPublisher } from '../shared/events/transport.ts'
 import type { Logger } from '../shared/logger.ts'
@@ -76,6 +77,8 @@ export interface AppDeps {
    * processes killed mid-export left beside it.
    */
   scratch: Scratch
+  /** Keeps ClickHouse's retention what Postgres records; the admin API changes an organization's. */
+  retention: RetentionKeeper
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { clickHouseStartUp } from '../shared/engines.ts'
+import { retentionKeeper } from '../shared/clickhouse/retention.ts'
+import { CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS, clickHouseStartUp } from '../shared/engines.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
@@ -45,6 +46,13 @@ export const apiRole: ServingRole<ApiStarted> = {
       rateLimiter,
       readiness,
       scratch,
+      retention: retentionKeeper(
+        postgres.sql,
+        clickhouse,
+        config.TALLY_RETENTION_DAYS,
+        log,
+        CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS,
+      ),
     })
     await app.listen({ port: config.PORT, host: config.HOST })
     shutdown.add('api', () => app.close())

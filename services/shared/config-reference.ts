@@ -59,7 +59,7 @@ const REFERENCE: Record<keyof Config, Described> = {
   },
   TALLY_RETENTION_DAYS: {
     meaning:
-      'Days a request is kept in ClickHouse from its `created_at`, with the session and metrics tables derived from it; ClickHouse deletes older rows in its merges (a TTL). Not yet on a cluster. See docs/operations.md "Retention".',
+      'Days ClickHouse keeps what an organization records (a request from its `created_at`, with the session and metrics rows derived from it, and scores and properties set after the fact), for every organization without days of its own (PATCH /admin/v1/organizations/{id}); ClickHouse deletes older rows in its merges (a TTL), on one node or every node of a cluster. See docs/operations.md "Retention".',
     unset: 'kept for good',
   },
   TALLY_CLICKHOUSE_HTTP_PORT: {

@@ -2,7 +2,7 @@ import type { BlobStore } from './blobs/blob-store.ts'
 import { openBlobStore } from './blobs/open.ts'
 import { type ClickHouseHandle, openClickHouse, withoutCredentials } from './clickhouse/client.ts'
 import { causedByClickHouseUnavailable } from './clickhouse/errors.ts'
-import { applyRetention } from './clickhouse/retention.ts'
+import { retentionKeeper } from './clickhouse/retention.ts'
 import { ensureSqlViews } from './clickhouse/sql-views.ts'
 import { type Config, publicUrl } from './config.ts'
 import type { Logger } from './logger.ts'
@@ -16,7 +16,7 @@ export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url).pathname
  * How long a start waits for another process's ClickHouse migration (a backfill may take minutes
  * on a large table) before it gives up naming the lock.
  */
-const CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS = 15 * 60_000
+export const CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS = 15 * 60_000
 
 export interface Engines {
   postgres?: PostgresHandle
@@ -44,14 +44,17 @@ export async function openEngines(
         return pg
       })
     : undefined
+  // Migrated before ClickHouse's retention is applied: it reads the organizations' own days.
+  const migrated = postgres?.then(async (pg) => {
+    await migratePostgres(pg.sql, `${SCHEMAS_DIR}postgres`, log)
+    engines.postgres = pg
+    return pg
+  })
   await Promise.all([
-    postgres?.then(async (pg) => {
-      await migratePostgres(pg.sql, `${SCHEMAS_DIR}postgres`, log)
-      engines.postgres = pg
-    }),
+    migrated,
     needs.clickhouse &&
       (async () => {
-        if (!postgres)
+        if (!postgres || !migrated)
           throw new Error(
             'a process that migrates ClickHouse needs Postgres: its migration lock is kept there',
           )
@@ -72,9 +75,14 @@ export async function openEngines(
         )
         // Under the migration lock: processes starting together change a TTL once, and each
         // change makes ClickHouse rewrite the stored parts.
-        await retrying('retention', () =>
-          lock(() => applyRetention(ch.client, ch.layout, config.TALLY_RETENTION_DAYS, log)),
+        const retention = retentionKeeper(
+          (await migrated).sql,
+          ch,
+          config.TALLY_RETENTION_DAYS,
+          log,
+          CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS,
         )
+        await retrying('retention', () => retention.apply())
         engines.clickhouse = ch
       })(),
     needs.blobs &&

@@ -136,6 +136,7 @@ describe('organizations', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      retention_days: null,
       api_key: expect.stringMatching(/^tly_[A-Za-z0-9_-]{43}$/),
     })
     const org = apiAs(tally.app, bearer(res.data.api_key))
@@ -162,6 +163,7 @@ describe('organizations', () => {
         id: created[0]?.id,
         name: created[0]?.name,
         created_at: created[0]?.created_at,
+        retention_days: null,
       })
       const times = all.map((o) => Date.parse(o.created_at))
       expect([...times].sort((a, b) => a - b)).toEqual(times)

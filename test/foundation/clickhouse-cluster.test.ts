@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import {
 } from '../../services/shared/clickhouse/cluster-ddl.ts'
 import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
 import { buildStaleHours } from '../../services/shared/clickhouse/request-hours.ts'
+import { applyRetention, retentionStatements } from '../../services/shared/clickhouse/retention.ts'
 import {
   ensureSqlViews,
   SQL_ORGANIZATION_HEADER,
@@ -23,6 +24,7 @@ import {
   type SqlView,
   sqlViewStatements,
 } from '../../services/shared/clickhouse/sql-views.ts'
+import { loopbackShards } from '../../services/shared/clickhouse-server/config.ts'
 import type { ClickHouseServer } from '../../services/shared/clickhouse-server/handle.ts'
 import { startClickHouseServer } from '../../services/shared/clickhouse-server/server.ts'
 import { loadConfig } from '../../services/shared/config.ts'
@@ -36,6 +38,7 @@ import { callApi } from '../support/api.ts'
 import { insertEvents } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
 import { clickhouseEnv, engines, startTestTally, type TestTally } from '../support/harness.ts'
+import { waitFor } from '../support/wait.ts'
 
 const log = pino({ level: 'silent' })
 const CI = process.env.CI === 'true' || process.env.CI === '1'
@@ -81,25 +84,18 @@ describe('ClickHouse cluster DDL', () => {
   beforeAll(async () => {
     const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()])
     const [http1, tcp1, http2, tcp2] = ports as [number, number, number, number]
-    const secret = randomBytes(24).toString('base64url')
-    const shards = [
-      { host: '127.0.0.1', tcpPort: tcp1 },
-      { host: '127.0.0.1', tcpPort: tcp2 },
-    ]
+    const httpPorts = [http1, http2]
     // Two servers from the same libchdb, one shard each; one secrets directory: the same users.
     servers.push(
       ...(await Promise.all(
-        [
-          { httpPort: http1, tcpPort: tcp1, shard: '01' },
-          { httpPort: http2, tcpPort: tcp2, shard: '02' },
-        ].map(({ httpPort, tcpPort, shard }) =>
+        loopbackShards(CLUSTER, [tcp1, tcp2]).map((cluster, i) =>
           startClickHouseServer({
-            dataDir: join(dir, `node${shard}`),
+            dataDir: join(dir, `node${cluster.macros.shard}`),
             secretsDir: join(dir, 'secrets'),
             containment: CI ? 'required' : 'auto',
-            httpPort,
+            httpPort: httpPorts[i] as number,
             analystDatabase: DATABASE,
-            cluster: { tcpPort, name: CLUSTER, secret, shards, macros: { shard, replica: 'r1' } },
+            cluster,
             log: quiet,
           }),
         ),
@@ -224,6 +220,99 @@ describe('ClickHouse cluster DDL', () => {
     }
   })
 
+  it('keeps TALLY_RETENTION_DAYS and an organization’s own days on every node’s local tables, and the ON CLUSTER form parses', async () => {
+    const handle = tally.clickhouse
+    if (!handle) throw new Error('no ClickHouse handle')
+    // Sessions 3, 10 and 40 days old of two organizations, spread over both shards.
+    const [own, usual] = [randomUUID(), randomUUID()]
+    const ago = (days: number) => new Date(Date.now() - days * 86_400_000)
+    const aged = [own, usual].flatMap((org) =>
+      [3, 10, 40].flatMap((days) =>
+        Array.from({ length: 8 }, (_, s) =>
+          sampleEvent({
+            organization_id: org,
+            session_id: `s${days}-${s}`,
+            created_at: ago(days),
+            completed_at: ago(days),
+          }),
+        ),
+      ),
+    )
+    await insertEvents(handle, aged)
+    const stored = async (url: string, org: string) => {
+      const client = connect(url, { database: DATABASE })
+      try {
+        const [row] = await rows<{ n: number }>(
+          client,
+          `SELECT toUInt32(count()) AS n FROM ${localTable('request_response_rmt')} WHERE organization_id = '${org}'`,
+        )
+        return row?.n ?? 0
+      } finally {
+        await client.close()
+      }
+    }
+    for (const server of servers) expect(await stored(server.url, own)).toBeGreaterThan(0)
+    const ttls = async (url: string) => {
+      const client = connect(url)
+      try {
+        return await rows<{ name: string; ttl: string }>(
+          client,
+          `SELECT name, extract(engine_full, 'TTL (.+?)(?: SETTINGS|$)') AS ttl FROM system.tables
+           WHERE database = '${DATABASE}' AND engine_full LIKE '%TTL%' ORDER BY name`,
+        )
+      } finally {
+        await client.close()
+      }
+    }
+    await applyRetention(handle, { days: 30, organizations: new Map([[own, 7]]) }, log)
+    const rules = (time: string) =>
+      `${time} + toIntervalDay(30) WHERE organization_id NOT IN ('${own}'), ${time} + toIntervalDay(7) WHERE organization_id IN ('${own}')`
+    for (const server of servers)
+      expect(await ttls(server.url)).toEqual([
+        { name: 'request_hour_inserts_local', ttl: rules('hour') },
+        { name: 'request_hours_local', ttl: rules('hour') },
+        { name: 'request_property_updates_local', ttl: rules('toDateTime(updated_at)') },
+        { name: 'request_response_rmt_local', ttl: rules('toDateTime(request_created_at)') },
+        { name: 'scores_local', ttl: rules('toDateTime(created_at)') },
+        { name: 'session_hours_local', ttl: rules('hour') },
+      ])
+    // On each shard: the organization with 7 days keeps its 3-day-old rows, the other (30) those
+    // 3 and 10 days old.
+    for (const [org, kept] of [
+      [own, [3]],
+      [usual, [3, 10]],
+    ] as const) {
+      const want = aged.filter(
+        (e) => e.organization_id === org && kept.some((d) => e.session_id.startsWith(`s${d}-`)),
+      )
+      await waitFor(
+        async () =>
+          (await Promise.all(servers.map((server) => stored(server.url, org)))).reduce((a, b) => a + b) ===
+          want.length,
+        { what: `the rows past an organization's days deleted on both shards`, timeoutMs: 30_000 },
+      )
+    }
+    await applyRetention(handle, { days: undefined, organizations: new Map() }, log)
+    for (const server of servers) expect(await ttls(server.url)).toEqual([])
+    // Production DDL: one statement per table, ON CLUSTER, parsed by the server (it cannot run it).
+    const client = connect((servers[0] as ClickHouseServer).url)
+    try {
+      const layout: ClickHouseLayout = {
+        kind: 'cluster',
+        cluster: CLUSTER,
+        database: 'tally',
+        ddl: 'on-cluster',
+      }
+      for (const { sql } of retentionStatements(layout, { days: 90, organizations: new Map([[own, 7]]) })) {
+        const [parsed] = await formatted(client, sql)
+        expect(parsed).toMatch(
+          /^ALTER TABLE \w+_local ON CLUSTER tally_cluster \(MODIFY TTL .+ \+ toIntervalDay\(90\) WHERE organization_id NOT IN \('[0-9a-f-]{36}'\), .+ \+ toIntervalDay\(7\) WHERE organization_id IN \('[0-9a-f-]{36}'\)\)$/,
+        )
+      }
+    } finally {
+      await client.close()
+    }
+  })
   it('refuses to migrate a database built for the other layout', async () => {
     // The cluster's database, opened as one node: its tables are Distributed.
     const client = connect((servers[1] as ClickHouseServer).url, { database: DATABASE })

@@ -1,25 +1,41 @@
 import { randomUUID } from 'node:crypto'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from '../../services/shared/clickhouse/annotation-tables.ts'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
 import { INSERTS_TABLE, ROLLUP_TABLE } from '../../services/shared/clickhouse/request-hours.ts'
 import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
-import { applyRetention } from '../../services/shared/clickhouse/retention.ts'
+import {
+  applyRetention,
+  type RetentionPolicy,
+  type RetentionTarget,
+} from '../../services/shared/clickhouse/retention.ts'
 import { loadConfig } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import { migrateClickHouse } from '../../services/shared/migrate.ts'
 import { sampleEvent } from '../support/events.ts'
 import { clickhouseEnv } from '../support/harness.ts'
+import { scoreRow } from '../support/scores.ts'
 import { waitFor } from '../support/wait.ts'
 
 const DAY = 86_400_000
-const TABLES = [REQUEST_TABLE, 'session_hours', ROLLUP_TABLE, INSERTS_TABLE]
+const TABLES = [
+  REQUEST_TABLE,
+  'session_hours',
+  ROLLUP_TABLE,
+  INSERTS_TABLE,
+  SCORE_TABLE,
+  PROPERTY_UPDATE_TABLE,
+]
+/** The instance's days only: no organization with its own. */
+const days = (n: number | undefined): RetentionPolicy => ({ days: n, organizations: new Map() })
 
 // TALLY_RETENTION_DAYS on a real ClickHouse server: the engine deletes what is older (a TTL on each
 // table a request lives in), in a database of this file's own.
 describe('retention (TALLY_RETENTION_DAYS)', () => {
   let ch: ClickHouseHandle
+  let target: RetentionTarget
   const lines: { msg: string; table?: string; days?: number }[] = []
   const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
   beforeAll(async () => {
@@ -28,6 +44,7 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
       pino({ level: 'silent' }),
     )
     await migrateClickHouse(ch.client, `${SCHEMAS_DIR}clickhouse`, pino({ level: 'silent' }))
+    target = { client: ch.client, layout: SINGLE_NODE }
   })
   afterAll(async () => {
     await ch.client.command({ query: `DROP DATABASE IF EXISTS test_${process.pid}_retention` })
@@ -68,12 +85,14 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     await ch.client.insert({ table: REQUEST_TABLE, values: before.map(toRow), format: 'JSONEachRow' })
     expect(await count(REQUEST_TABLE, org)).toBe(4)
 
-    await applyRetention(ch.client, SINGLE_NODE, 30, log)
+    await applyRetention(target, days(30), log)
     // By name: request_hour_inserts, request_hours, request_response_rmt, session_hours.
     expect(await ttls()).toEqual([
       [INSERTS_TABLE, 'hour + toIntervalDay(30)'],
       [ROLLUP_TABLE, 'hour + toIntervalDay(30)'],
+      [PROPERTY_UPDATE_TABLE, 'toDateTime(updated_at) + toIntervalDay(30)'],
       [REQUEST_TABLE, 'toDateTime(request_created_at) + toIntervalDay(30)'],
+      [SCORE_TABLE, 'toDateTime(created_at) + toIntervalDay(30)'],
       ['session_hours', 'hour + toIntervalDay(30)'],
     ])
     // The rows already stored: ClickHouse's mutation for the new TTL deletes the expired ones.
@@ -116,35 +135,111 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
 
   it('changes nothing when the days are what the tables have; another number replaces them', async () => {
     lines.length = 0
-    await applyRetention(ch.client, SINGLE_NODE, 30, log)
+    await applyRetention(target, days(30), log)
     expect(lines.filter((l) => l.msg.startsWith('clickhouse_retention'))).toEqual([])
-    await applyRetention(ch.client, SINGLE_NODE, 400, log)
+    await applyRetention(target, days(400), log)
     expect(lines.filter((l) => l.msg === 'clickhouse_retention_set').map((l) => [l.table, l.days])).toEqual(
       TABLES.map((t) => [t, 400]),
     )
     expect((await ttls()).map(([, ttl]) => ttl)).toEqual([
       'hour + toIntervalDay(400)',
       'hour + toIntervalDay(400)',
+      'toDateTime(updated_at) + toIntervalDay(400)',
       'toDateTime(request_created_at) + toIntervalDay(400)',
+      'toDateTime(created_at) + toIntervalDay(400)',
       'hour + toIntervalDay(400)',
     ])
   })
 
   it('unset, keeps everything for good: the TTLs are removed', async () => {
     lines.length = 0
-    await applyRetention(ch.client, SINGLE_NODE, undefined, log)
+    await applyRetention(target, days(undefined), log)
     expect(await ttls()).toEqual(
       TABLES.map((t) => [t, '']).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     )
     expect(lines.filter((l) => l.msg === 'clickhouse_retention_removed').map((l) => l.table)).toEqual(TABLES)
   })
 
-  it('is refused on a cluster, naming the variable, and left alone there when unset', async () => {
-    const cluster = { kind: 'cluster', cluster: 'tally', database: 'x', ddl: 'per-node' } as const
-    await expect(applyRetention(ch.client, cluster, 30, log)).rejects.toThrowError(
-      /^TALLY_RETENTION_DAYS is not supported with TALLY_CLICKHOUSE_CLUSTER yet/,
+  it("keeps each organization's own days where it has them, the instance's elsewhere, in every table", async () => {
+    const [short, long, usual] = [randomUUID(), randomUUID(), randomUUID()]
+    const ages = [3, 10, 40, 400]
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
+    const chTime = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '')
+    for (const org of [short, long, usual]) {
+      const events = ages.map((age) =>
+        sampleEvent({
+          organization_id: org,
+          created_at: at(age),
+          completed_at: at(age),
+          session_id: `s${age}`,
+        }),
+      )
+      await ch.client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
+      await ch.client.insert({
+        table: SCORE_TABLE,
+        values: ages.map((age) => scoreRow(org, {}, chTime(at(age)))),
+        format: 'JSONEachRow',
+      })
+    }
+    const policy: RetentionPolicy = {
+      days: 30,
+      organizations: new Map([
+        [short, 7],
+        [long, 365],
+      ]),
+    }
+    lines.length = 0
+    await applyRetention(target, policy, log)
+    const ttl = Object.fromEntries(await ttls())
+    expect(ttl[REQUEST_TABLE]).toBe(
+      `toDateTime(request_created_at) + toIntervalDay(30) WHERE organization_id NOT IN (${[short, long]
+        .sort()
+        .map((id) => `'${id}'`)
+        .join(
+          ', ',
+        )}), toDateTime(request_created_at) + toIntervalDay(7) WHERE organization_id IN ('${short}'), ` +
+        `toDateTime(request_created_at) + toIntervalDay(365) WHERE organization_id IN ('${long}')`,
     )
-    await expect(applyRetention(ch.client, cluster, undefined, log)).resolves.toBeUndefined()
+    expect(lines.filter((l) => l.msg === 'clickhouse_retention_set').map((l) => l.table)).toEqual(TABLES)
+
+    // Kept: 3 days for `short` (7), 3 to 40 for `long` (365), 3 and 10 for `usual` (the instance's 30).
+    const kept = { [short]: 1, [long]: 3, [usual]: 2 }
+    for (const table of [REQUEST_TABLE, SCORE_TABLE])
+      for (const [org, n] of Object.entries(kept))
+        await waitFor(async () => (await count(table, org)) === n, {
+          what: `${table}: ${n} rows of an organization kept`,
+          timeoutMs: 30_000,
+        })
+    await waitFor(async () => (await count('session_hours', short)) === 1, {
+      what: 'the session hours of the organization with 7 days',
+      timeoutMs: 30_000,
+    })
+
+    // The same policy again changes nothing; without the organizations' own days, theirs go.
+    lines.length = 0
+    await applyRetention(target, policy, log)
+    expect(lines.filter((l) => l.msg.startsWith('clickhouse_retention'))).toEqual([])
+    await applyRetention(target, days(30), log)
+    expect(Object.fromEntries(await ttls())[REQUEST_TABLE]).toBe(
+      'toDateTime(request_created_at) + toIntervalDay(30)',
+    )
+    await applyRetention(target, days(undefined), log)
+  })
+
+  it('refuses an id or a number of days that is not one before writing anything', async () => {
+    const bad: [string, number][] = [
+      ["x') OR 1=1 --", 7],
+      [randomUUID(), 0],
+      [randomUUID(), 1.5],
+      [randomUUID(), 36_501],
+    ]
+    for (const entry of bad)
+      await expect(
+        applyRetention(target, { days: 30, organizations: new Map([entry]) }, log),
+      ).rejects.toThrowError(/^(not an organization id|retention days must be a whole number)/)
+    expect(await ttls()).toEqual(
+      TABLES.map((t) => [t, '']).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    )
   })
 
   it('takes whole days from 1 to 36,500', () => {

@@ -5,6 +5,8 @@ import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../services/api/app.ts'
 import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
+import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
+import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import { openScratch } from '../../services/shared/scratch.ts'
 import { callApi } from '../support/api.ts'
@@ -34,6 +36,13 @@ async function secondApi(): Promise<{ app: FastifyInstance; sql: postgres.Sql }>
     readiness: [],
     sqlAccess: { unavailable: 'not needed here' },
     scratch,
+    retention: retentionKeeper(
+      sql,
+      { client: tally.clickhouse, layout: SINGLE_NODE },
+      undefined,
+      log,
+      60_000,
+    ),
   })
   app.addHook('onClose', () => scratch.close())
   return { app, sql }

@@ -3,6 +3,8 @@ import postgres from 'postgres'
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../services/api/app.ts'
 import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
+import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
+import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
 import { createLogger } from '../../services/shared/logger.ts'
 import type { Sql } from '../../services/shared/postgres.ts'
 import { openScratch } from '../../services/shared/scratch.ts'
@@ -288,6 +290,13 @@ async function apiWhoseKeyReadComesAfter(before: () => PromiseLike<unknown>) {
     readiness: [],
     sqlAccess: { unavailable: 'not needed here' },
     scratch,
+    retention: retentionKeeper(
+      sql,
+      { client: suite.tally.clickhouse, layout: SINGLE_NODE },
+      undefined,
+      log,
+      60_000,
+    ),
   })
   return {
     app,

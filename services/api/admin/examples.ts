@@ -14,6 +14,7 @@ export const examples = {
         id: '50fb8ae3-cc90-50f8-ab99-71652f7ec0c4',
         name: 'Acme Research',
         created_at: '2026-11-26T10:15:14.270Z',
+        retention_days: null,
         api_key: 'tly_3q9Zx1cVb7NmK2pL8wR4tY6uI0oPaSdFgHjKlZxCvBn',
       },
       error: null,
@@ -29,8 +30,26 @@ export const examples = {
           id: '942665c1-1730-5568-b7cf-fc002a962dcc',
           name: 'Acme Research',
           created_at: '2026-11-26T10:15:00.522Z',
+          retention_days: 90,
         },
       ],
+      error: null,
+    },
+  },
+  changeOrganization: {
+    parameters: {
+      id: '50fb8ae3-cc90-50f8-ab99-71652f7ec0c4',
+    },
+    body: {
+      retention_days: 90,
+    },
+    answer: {
+      data: {
+        id: '50fb8ae3-cc90-50f8-ab99-71652f7ec0c4',
+        name: 'Acme Research',
+        created_at: '2026-11-26T10:15:14.270Z',
+        retention_days: 90,
+      },
       error: null,
     },
   },

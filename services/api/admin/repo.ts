@@ -35,8 +35,20 @@ export function createOrganizationRepo(sql: Sql, clickhouse: ClickHouseClient) {
   return {
     async list(page: Page): Promise<Organization[]> {
       return sql<Organization[]>`
-        select id, name, created_at from organizations
+        select id, name, created_at, retention_days from organizations
         order by created_at, id offset ${page.offset} limit ${page.limit}`
+    },
+
+    /**
+     * Sets the organization's own retention (null: the instance's), in `tx`; the organization as it
+     * is then, or null when there is none (or it is being deleted).
+     */
+    async setRetention(tx: TxSql, id: string, days: number | null): Promise<Organization | null> {
+      const [row] = await tx<Organization[]>`
+        update organizations set retention_days = ${days}
+        where id = ${id} and not exists (select 1 from deleted_organizations d where d.organization_id = organizations.id)
+        returning id, name, created_at, retention_days`
+      return row ?? null
     },
 
     /**

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import type { RetentionKeeper } from '../../shared/clickhouse/retention.ts'
 import { notFound } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import type { Sql } from '../../shared/postgres.ts'
@@ -18,6 +19,7 @@ import {
   createdOrganization,
   createOrganizationBody,
   organization,
+  organizationChangeBody,
   organizationParams,
   organizationsQuery,
 } from './schemas.ts'
@@ -41,6 +43,8 @@ export interface AdminDeps {
   /** TALLY_EXPORT_LEASE: how long a deletion waits at most for the organization's exports to stop. */
   exportLeaseMs: number
   scratch: Scratch
+  /** Applies an organization's own retention to ClickHouse as it is recorded (clickhouse/retention.ts). */
+  retention: RetentionKeeper
 }
 
 /** The admin's calls share one rate-limit window, apart from every organization key's. */
@@ -92,6 +96,28 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         response: responses({ 200: envelope(z.array(organization)) }),
       },
       handler: async (request) => ok(await repo.list(pageOf(request.query, 'querystring'))),
+    })
+
+    app.patch('/admin/v1/organizations/:id', {
+      schema: {
+        tags: ['admin'],
+        operationId: 'changeOrganization',
+        security,
+        summary:
+          "Change an organization's settings: its own retention, in days (null: the instance's). " +
+          'Applied to ClickHouse before the answer (rows older than the days are deleted by its merges from then on); ' +
+          'on a 5xx nothing was changed: send it again.',
+        params: organizationParams,
+        body: organizationChangeBody,
+        response: responses({ 200: envelope(organization) }, { body: true, refuses: [404] }),
+      },
+      handler: async (request) => {
+        const changed = await deps.retention.change((tx) =>
+          repo.setRetention(tx, request.params.id, request.body.retention_days),
+        )
+        if (!changed) throw notFound('Organization not found')
+        return ok(changed)
+      },
     })
 
     app.delete('/admin/v1/organizations/:id', {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../shared/clickhouse/retention.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { pageParams } from '../http/paging.ts'
 
@@ -35,6 +36,12 @@ export const organization = z
     id: z.uuid(),
     name: z.string(),
     created_at: isoTimestamp,
+    retention_days: z
+      .int()
+      .nullable()
+      .describe(
+        "How many days ClickHouse keeps what the organization records; null: the instance's TALLY_RETENTION_DAYS (kept for good when that is unset)",
+      ),
   })
   .meta({ id: 'Organization' })
 export type Organization = z.output<typeof organization>
@@ -44,3 +51,17 @@ export const createdOrganization = organization
     api_key: z.string().describe("The organization's first admin API key: in this answer and never again"),
   })
   .meta({ id: 'CreatedOrganization' })
+
+export const organizationChangeBody = z.strictObject(
+  {
+    retention_days: z
+      .int('must be a whole number of days, or null')
+      .min(MIN_RETENTION_DAYS, `must be at least ${MIN_RETENTION_DAYS}`)
+      .max(MAX_RETENTION_DAYS, `must be at most ${MAX_RETENTION_DAYS}`)
+      .nullable()
+      .describe(
+        "Days ClickHouse keeps the organization's requests (from their created_at), their hourly session and metrics rows, and its scores and property updates (from when they were set); null: the instance's TALLY_RETENTION_DAYS",
+      ),
+  },
+  { error: objectRequired },
+)

@@ -76,9 +76,10 @@ export function createApiKeyRepo(sql: Sql) {
     /** A new organization with its first (admin) key. */
     async createOrganization(name: string, keySecret?: string) {
       return transaction(sql, async (tx) => {
-        const [org] = await tx<{ id: string; name: string; created_at: Date }[]>`
-          insert into organizations (name) values (${name}) returning id, name, created_at`
-        const organization = org as { id: string; name: string; created_at: Date }
+        type Created = { id: string; name: string; created_at: Date; retention_days: number | null }
+        const [org] = await tx<Created[]>`
+          insert into organizations (name) values (${name}) returning id, name, created_at, retention_days`
+        const organization = org as Created
         const created = await this.create(
           {
             organizationId: organization.id,
