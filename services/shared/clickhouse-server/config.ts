@@ -154,6 +154,7 @@ export function writeServerConfig(
 ): string {
   const configPath = join(dataDir, FILES.config)
   mkdirSync(join(dataDir, FILES.userFiles), { recursive: true, mode: 0o700 })
+  mkdirSync(join(dataDir, FILES.backups), { recursive: true, mode: 0o700 })
   writeAtomically(join(dataDir, FILES.users), usersXml(credentials, database))
   writeAtomically(configPath, configXml(engineDir, cluster))
   return configPath
@@ -178,6 +179,7 @@ const configXml = (engineDir: string, cluster?: ClusterNode) => `<clickhouse>
   </user_directories>
   <user_files_path>${xmlText(join(engineDir, FILES.userFiles))}/</user_files_path>
   <format_schema_path>${xmlText(join(engineDir, FILES.userFiles))}/</format_schema_path>
+  <backups><allowed_path>${xmlText(join(engineDir, FILES.backups))}/</allowed_path></backups>
   <timezone>UTC</timezone>
   <shutdown_wait_unfinished>1</shutdown_wait_unfinished>${cluster ? clusterXml(cluster) : ''}
   <logger>

@@ -70,6 +70,8 @@ export const FILES = {
   root: 'root',
   /** user_files_path and format_schema_path: empty, the child's own. */
   userFiles: 'user_files',
+  /** Where `BACKUP … TO File('<name>')` writes and RESTORE reads (docs/operations.md "Backups"). */
+  backups: 'backups',
   config: 'config.xml',
   users: 'users.xml',
   log: 'clickhouse-server.log',
