@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kafka.sh start|stop|status — a real single-node Apache Kafka (KRaft, combined broker+controller)
-# on 127.0.0.1, from Maven Central jars; serve and serve-node run one broker (or one node of an
+# on 127.0.0.1, from Maven Central jars; start-cluster|stop-cluster|status-cluster the same for a
+# cluster of three nodes (up.sh --cluster); serve and serve-node run one broker (or one node of an
 # N-node cluster) in the foreground for tests. See README.md.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -10,7 +11,7 @@ LIBS="$CACHE_DIR/kafka-libs"
 
 fetch() {
   if [ "$(cat "$LIBS/.complete" 2>/dev/null || true)" = "$KAFKA_VERSION" ]; then return 0; fi
-  mvn_fetch "$LIBS" kafka dependency:copy-dependencies -DincludeScope=runtime
+  mvn_fetch "$LIBS" kafka -P kafka dependency:copy-dependencies -DincludeScope=runtime
   echo "$KAFKA_VERSION" >"$LIBS/.complete"
 }
 
@@ -145,6 +146,147 @@ serve_node() {
   exec java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$1/server.properties"
 }
 
+# The cluster of up.sh --cluster: CLUSTER_NODES nodes (broker + controller each, as serve-node
+# runs them: 6 partitions, replication factor 3, min.insync.replicas 2), detached like start's
+# broker, state files kafka1.*, kafka2.*, kafka3.* (run dirs kafkaN-…).
+CLUSTER_NODES=3
+
+cluster_names() { for n in $(seq 1 "$CLUSTER_NODES"); do echo "kafka$n"; done; }
+
+cluster_running() {
+  local name
+  for name in $(cluster_names); do
+    read_state "$name"
+    [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && port_open "${STATE_ADDR##*:}" || return 1
+  done
+}
+
+start_cluster_once() { # sets PIDS, DIRS, PORTS; returns 2 when a port was taken meanwhile (retry)
+  local n taken="" voters="" id cports=() t_end pid dir ready fpids=() rc=0
+  PIDS=() DIRS=() PORTS=()
+  id="$(cluster_id)"
+  for n in $(seq 1 "$CLUSTER_NODES"); do
+    # shellcheck disable=SC2086  # $taken is a list of ports
+    PORTS+=("$(free_port $taken)") || exit 1
+    taken="$taken ${PORTS[-1]}"
+    # shellcheck disable=SC2086
+    cports+=("$(free_port $taken)") || exit 1
+    taken="$taken ${cports[-1]}"
+    voters="$voters${voters:+,}$n@127.0.0.1:${cports[-1]}"
+    DIRS+=("$INFRA_DIR/kafka$n-$(date +%Y%m%d-%H%M%S)-$$-$RANDOM")
+  done
+  for n in $(seq 1 "$CLUSTER_NODES"); do
+    dir="${DIRS[n - 1]}"
+    mkdir -p "$dir/data"
+    write_node_config "$dir" "$n" "${PORTS[n - 1]}" "${cports[n - 1]}" "$voters" 3 2 6
+    java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.tools.StorageTool format -t "$id" \
+      -c "$dir/server.properties" >"$dir/format.log" 2>&1 &
+    fpids+=($!)
+  done
+  for n in $(seq 1 "$CLUSTER_NODES"); do
+    wait "${fpids[n - 1]}" || fail "kafka: storage format of node $n failed (run dir ${DIRS[n - 1]})" "${DIRS[n - 1]}/format.log"
+  done
+  # All at once: a node serves only once a majority of the controllers runs.
+  for n in $(seq 1 "$CLUSTER_NODES"); do
+    dir="${DIRS[n - 1]}"
+    PIDS+=("$(launch "$dir" "$dir/kafka.log" java "${JAVA_OPTS[@]}" -cp "$LIBS/*" kafka.Kafka "$dir/server.properties")")
+  done
+  t_end=$(($(date +%s) + START_TIMEOUT))
+  while :; do
+    ready=0
+    for n in $(seq 1 "$CLUSTER_NODES"); do
+      pid="${PIDS[n - 1]}" dir="${DIRS[n - 1]}"
+      if ! owned "$pid" "$dir"; then
+        grep -q 'Address already in use' "$dir/kafka.log" 2>/dev/null && rc=2
+        stop_cluster_pids
+        [ "$rc" = 2 ] && return 2
+        fail "kafka: node $n exited during startup (run dir $dir)" "$dir/kafka.log"
+      fi
+      if grep -q 'Kafka Server started' "$dir/kafka.log" && port_open "${PORTS[n - 1]}"; then ready=$((ready + 1)); fi
+    done
+    [ "$ready" = "$CLUSTER_NODES" ] && return 0
+    if [ "$(date +%s)" -ge "$t_end" ]; then
+      stop_cluster_pids
+      for n in $(seq 1 "$CLUSTER_NODES"); do
+        grep -q 'Kafka Server started' "${DIRS[n - 1]}/kafka.log" ||
+          fail "kafka: node $n not ready after ${START_TIMEOUT}s (run dir ${DIRS[n - 1]})" "${DIRS[n - 1]}/kafka.log"
+      done
+      fail "kafka: cluster not ready after ${START_TIMEOUT}s (run dirs ${DIRS[*]})"
+    fi
+    sleep 0.2
+  done
+}
+
+# stop_cluster_pids: stops the nodes start_cluster_once launched, all at once.
+stop_cluster_pids() {
+  local n spids=()
+  for n in $(seq 1 "${#PIDS[@]}"); do
+    stop_owned "${PIDS[n - 1]}" "${DIRS[n - 1]}" 10 &
+    spids+=($!)
+  done
+  for n in "${spids[@]}"; do wait "$n" || true; done
+}
+
+abort_cluster_start() { [ -n "${START_DONE:-}" ] || stop_cluster_pids; }
+
+start_cluster() {
+  local t0 rc n name brokers=""
+  t0=$(now_ms)
+  need java
+  mkdir -p "$INFRA_DIR"
+  if cluster_running; then
+    for name in $(cluster_names); do read_state "$name"; brokers="$brokers${brokers:+,}$STATE_ADDR"; done
+    echo "kafka cluster: already running at $brokers"
+    return 0
+  fi
+  stop_cluster >/dev/null # a node left from a crashed run: the cluster starts whole or not at all
+  for name in $(cluster_names); do prune_rundirs "$name"; done
+  with_lock "$CACHE_DIR/fetch.lock" fetch
+  PIDS=() DIRS=()
+  trap abort_cluster_start EXIT
+  for _ in 1 2 3; do
+    rc=0
+    start_cluster_once || rc=$?
+    [ "$rc" = 2 ] || break
+    rm -rf "${DIRS[@]}" # a port was taken between picking and binding: try new ports
+  done
+  [ "$rc" = 0 ] || fail "kafka: cluster could not start (run dirs ${DIRS[*]})"
+  START_DONE=1
+  for n in $(seq 1 "$CLUSTER_NODES"); do
+    write_state "kafka$n" "${PIDS[n - 1]}" "${DIRS[n - 1]}" "127.0.0.1:${PORTS[n - 1]}"
+    brokers="$brokers${brokers:+,}127.0.0.1:${PORTS[n - 1]}"
+  done
+  echo "kafka $KAFKA_VERSION: $CLUSTER_NODES-node cluster ready at $brokers (pids ${PIDS[*]}) in $(secs_since "$t0")s"
+}
+
+# stop_cluster: every node at once (one stopped alone waits for a quorum the others then lack).
+stop_cluster() {
+  local name out pids=() rc=0
+  out="$(mktemp -d)"
+  for name in $(cluster_names); do
+    stop_service "$name" 20 >"$out/$name" 2>&1 &
+    pids+=($!)
+  done
+  for name in "${pids[@]}"; do wait "$name" || rc=1; done
+  cat "$out"/kafka* | tr '\n' ';' | sed 's/;$/\n/'
+  rm -rf "$out"
+  return "$rc"
+}
+
+cluster_status() {
+  local name rc=0
+  for name in $(cluster_names); do
+    read_state "$name"
+    if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR"; then
+      echo "$name: running at $STATE_ADDR (pid $STATE_PID)"
+    else
+      echo "$name: not running"
+      rc=1
+    fi
+  done
+  return "$rc"
+}
+
 status() {
   read_state kafka
   if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR"; then
@@ -165,5 +307,8 @@ case "${1:-}" in
     [ $# = 7 ] || fail "usage: $0 serve-node RUNDIR NODE_ID PORT CONTROLLER_PORT VOTERS CLUSTER_ID"
     serve_node "$2" "$3" "$4" "$5" "$6" "$7"
     ;;
-  *) echo "usage: $0 start|stop|status|fetch|serve|serve-node" >&2; exit 2 ;;
+  start-cluster) with_lock "$INFRA_DIR/kafka-cluster.lock" start_cluster ;;
+  stop-cluster) with_lock "$INFRA_DIR/kafka-cluster.lock" stop_cluster ;;
+  status-cluster) cluster_status ;;
+  *) echo "usage: $0 start|stop|status|fetch|serve|serve-node|start-cluster|stop-cluster|status-cluster" >&2; exit 2 ;;
 esac

@@ -12,6 +12,7 @@ START_TIMEOUT="${TALLY_INFRA_START_TIMEOUT:-90}"
 pom_prop() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$POM" | head -n1; }
 KAFKA_VERSION="$(pom_prop kafka.version)"
 S3PROXY_VERSION="$(pom_prop s3proxy.version)"
+ZOOKEEPER_VERSION="$(pom_prop zookeeper.version)"
 
 now_ms() { date +%s%3N; }
 secs_since() { local t0=$1 t1; t1=$(now_ms); printf '%d.%01d' $(((t1 - t0) / 1000)) $((((t1 - t0) % 1000) / 100)); }

@@ -111,6 +111,26 @@ export interface ClusterNode {
 }
 
 /**
+ * The `cluster` option of each server of a cluster of one-node shards on 127.0.0.1: shard `01`,
+ * `02`, … in the order of `tcpPorts` (where each listens on the native protocol), replica `r1`,
+ * one interserver secret for all (a fresh one unless given).
+ */
+export function loopbackShards(
+  name: string,
+  tcpPorts: readonly number[],
+  secret = randomBytes(24).toString('base64url'),
+): ClusterNode[] {
+  const shards = tcpPorts.map((tcpPort) => ({ host: '127.0.0.1', tcpPort }))
+  return tcpPorts.map((tcpPort, i) => ({
+    tcpPort,
+    name,
+    secret,
+    shards,
+    macros: { shard: String(i + 1).padStart(2, '0'), replica: 'r1' },
+  }))
+}
+
+/**
  * Below 2 threads in the pool that sends Distributed inserts on to the shards, those inserts
  * stall (measured with libchdb 26.7); ClickHouse's own default is 16.
  */
