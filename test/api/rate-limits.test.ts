@@ -1,9 +1,15 @@
 import { randomBytes, randomInt } from 'node:crypto'
+import { connect, createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { clientKey } from '../../services/api/http/auth-failures.ts'
-import { createMemoryRateLimiter, createRedisRateLimiter } from '../../services/api/http/rate-limiter.ts'
+import {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type RateLimiter,
+} from '../../services/api/http/rate-limiter.ts'
+import { callApi } from '../support/api.ts'
 import { engines, startTestTally, type TestTally } from '../support/harness.ts'
 
 const redisUrl = engines().redisUrl
@@ -376,5 +382,77 @@ describe('the client a limit counts', () => {
     expect(clientKey('::1')).toBe('0:0:0:0::/64')
     expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
     expect(clientKey('64:ff9b::203.0.113.9')).toBe('64:ff9b:0:0::/64')
+  })
+})
+
+/** hitAll on a limiter: every window of a request counted at once, nothing after a refusal. */
+function hitAllCounts(name: string, open: () => RateLimiter) {
+  describe(`counting a request's windows at once (${name})`, () => {
+    it('counts each in order and stops after the first refused: what follows it is not counted', async () => {
+      const limiter = open()
+      try {
+        const key = `all-${Date.now()}-${Math.random()}`
+        const hits = [
+          { key: `${key}-requests`, limit: 2 },
+          { key: `${key}-bytes`, limit: 1_000, cost: 300, perSecond: 500 },
+          { key: `${key}-events`, limit: 10, cost: 0, perSecond: 5 },
+        ]
+        expect(await limiter.hitAll(hits)).toMatchObject([
+          { allowed: true, remaining: 1 },
+          { allowed: true, remaining: 700, window: 'minute' },
+          { allowed: true, remaining: 10 },
+        ])
+        // The bytes' second refuses (600 > 500): the events after it are not looked at.
+        expect(await limiter.hitAll(hits)).toMatchObject([
+          { allowed: true, remaining: 0 },
+          { allowed: false, limit: 500, window: 'second' },
+        ])
+        // The requests' minute refuses: nothing after it is counted, the bytes stay at 600.
+        expect(await limiter.hitAll(hits)).toMatchObject([{ allowed: false, remaining: 0, window: 'minute' }])
+        expect(await limiter.hit(`${key}-bytes`, 1_000, { cost: 0 })).toMatchObject({ remaining: 400 })
+      } finally {
+        await limiter.close()
+      }
+    })
+  })
+}
+hitAllCounts('in memory', () => createMemoryRateLimiter(() => 1_000))
+describe.skipIf(!redisUrl)('with Redis', () => {
+  hitAllCounts('redis', () => createRedisRateLimiter(redisUrl ?? '', pino({ level: 'silent' })))
+
+  it("counts an intake's request, bytes and events look in one round trip, its events in a second", async () => {
+    // A proxy in front of Redis that counts the scripts sent through it.
+    const target = new URL(redisUrl ?? '')
+    let scripts = 0
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname)
+      client.on('data', (d: Buffer) => {
+        scripts += (d.toString('latin1').match(/evalsha/gi) ?? []).length
+        upstream.write(d)
+      })
+      upstream.on('data', (d) => client.write(d))
+      for (const [a, b] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
+        a.on('close', () => b.destroy())
+        a.on('error', () => b.destroy())
+      }
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    const { port } = proxy.address() as { port: number }
+    const tally = await startTestTally({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } })
+    try {
+      const org = await tally.newOrg()
+      const log = () =>
+        callApi(tally.app, 'POST', '/v1/request/log', { as: org, body: [{ model: 'gpt-4o' }] })
+      expect((await log()).status).toBe(201) // the script loaded, the connection made
+      const before = scripts
+      expect((await log()).status).toBe(201)
+      expect(scripts - before).toBe(2)
+    } finally {
+      await tally.close()
+      proxy.close()
+    }
   })
 })

@@ -2,7 +2,7 @@ import { Transform } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../../shared/errors.ts'
 import { principalOf } from './auth.ts'
-import type { RateLimiter } from './rate-limiter.ts'
+import type { Hit, RateLimiter, RateLimitResult } from './rate-limiter.ts'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,12 +43,16 @@ export function rateLimitHook(
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const r = await limiter.hit(keyOf(request), limitPerMinute)
-    const resetSeconds = Math.max(1, Math.ceil(r.resetMs / 1000))
-    reply.header('RateLimit-Limit', r.limit)
-    reply.header('RateLimit-Remaining', r.remaining)
-    reply.header('RateLimit-Reset', resetSeconds)
+    rateLimitHeaders(reply, r)
     if (!r.allowed) throw limited('requests', r)
   }
+}
+
+/** The IETF RateLimit headers of a requests window. */
+function rateLimitHeaders(reply: FastifyReply, r: { limit: number; remaining: number; resetMs: number }) {
+  reply.header('RateLimit-Limit', r.limit)
+  reply.header('RateLimit-Remaining', r.remaining)
+  reply.header('RateLimit-Reset', Math.max(1, Math.ceil(r.resetMs / 1000)))
 }
 
 const eventsKey = (organizationId: string) => `org-events:${organizationId}`
@@ -82,20 +86,37 @@ export function organizationLimits(limiter: RateLimiter, limits: OrganizationLim
   /** Bytes read so far of bodies sent without Content-Length. */
   const unannounced = new WeakMap<FastifyRequest, { bytes: number }>()
   return {
-    /** After authentication: counts the request, and its body's bytes when Content-Length says. */
+    /**
+     * After authentication, in one round trip: counts the request, its body's bytes when
+     * Content-Length says, and for an intake route looks whether the organization has events left.
+     */
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       const { organizationId } = principalOf(request)
-      await rateLimitHook(limiter, limits.requestsPerMinute, () => `org:${organizationId}`)(request, reply)
+      const hits: (Hit & { what: string })[] = [
+        { key: `org:${organizationId}`, limit: limits.requestsPerMinute, what: 'requests' },
+      ]
       const declared = Number(request.headers['content-length'])
-      if (Number.isSafeInteger(declared)) await bytes(organizationId, declared)
-      if (request.routeOptions.config?.takesEvents) {
-        // A look, not a count: the events are counted once the body says how many (events()).
-        const r = await limiter.hit(eventsKey(organizationId), limits.eventsPerMinute, {
+      if (Number.isSafeInteger(declared) && declared > 0)
+        hits.push({
+          key: `org-bytes:${organizationId}`,
+          limit: limits.bytesPerMinute,
+          cost: declared,
+          perSecond: bytesPerSecond,
+          what: 'bytes of request bodies',
+        })
+      // A look, not a count: the events are counted once the body says how many (events()).
+      if (request.routeOptions.config?.takesEvents)
+        hits.push({
+          key: eventsKey(organizationId),
+          limit: limits.eventsPerMinute,
           cost: 0,
           perSecond: eventsPerSecond,
+          what: 'events',
         })
-        if (!r.allowed) throw limited('events', r)
-      }
+      const results = await limiter.hitAll(hits)
+      rateLimitHeaders(reply, results[0] as RateLimitResult)
+      for (const [i, r] of results.entries())
+        if (!r.allowed) throw limited((hits[i] as { what: string }).what, r)
     },
     /** A body sent without Content-Length (chunked) is counted as it is read… */
     preParsing: async (request: FastifyRequest, _reply: FastifyReply, payload: NodeJS.ReadableStream) => {
