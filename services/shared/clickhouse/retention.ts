@@ -49,7 +49,7 @@ function checkedDays(days: number): number {
  * days for the organizations that have it. ClickHouse deletes a row when the first rule whose
  * WHERE it meets has expired; the rules are disjoint.
  */
-export function ttlExpression(time: string, policy: RetentionPolicy): string {
+function ttlExpression(time: string, policy: RetentionPolicy): string {
   const byDays = new Map<number, string[]>()
   const own = [...policy.organizations.keys()].sort()
   for (const id of own) {
@@ -132,7 +132,7 @@ export async function applyRetention(
 }
 
 /** The organizations with days of their own, from Postgres. */
-export async function organizationRetention(sql: Sql | TxSql): Promise<Map<string, number>> {
+async function organizationRetention(sql: Sql | TxSql): Promise<Map<string, number>> {
   const rows = await sql<{ id: string; retention_days: number }[]>`
     select id::text as id, retention_days from organizations where retention_days is not null`
   return new Map(rows.map((row) => [row.id, row.retention_days]))
