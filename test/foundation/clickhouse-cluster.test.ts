@@ -22,6 +22,7 @@ import {
   SQL_ORGANIZATION_HEADER,
   SQL_VIEWS,
   type SqlView,
+  sqlQueryId,
   sqlViewStatements,
 } from '../../services/shared/clickhouse/sql-views.ts'
 import { loopbackShards } from '../../services/shared/clickhouse-server/config.ts'
@@ -38,6 +39,7 @@ import { callApi } from '../support/api.ts'
 import { insertEvents } from '../support/clickhouse.ts'
 import { sampleEvent } from '../support/events.ts'
 import { clickhouseEnv, engines, startTestTally, type TestTally } from '../support/harness.ts'
+import { scoreRow } from '../support/scores.ts'
 import { waitFor } from '../support/wait.ts'
 
 const log = pino({ level: 'silent' })
@@ -169,18 +171,108 @@ describe('ClickHouse cluster DDL', () => {
     }
   })
 
-  it("refuses callers' SQL through the governed views (measured limit: shards check the caller's grants)", async () => {
-    // With an interserver secret a shard runs its part of a query as the user that started it;
-    // a SQL SECURITY DEFINER view's rights do not travel with it. Callers' SQL on a cluster is
-    // therefore refused, never answered with rows the view would not show.
+  it("answers callers' SQL through the governed views as one node does, each organization its own rows only", async () => {
+    const ch = tally.clickhouse as ClickHouseHandle
+    const [org, other] = [randomUUID(), randomUUID()]
+    const events = [org, other].flatMap((o) =>
+      Array.from({ length: 24 }, (_, i) =>
+        sampleEvent({
+          organization_id: o,
+          session_id: i % 6 === 5 ? '' : `s-${i % 5}`,
+          created_at: new Date(Date.UTC(2026, 10, 1, i, i)),
+          cost_usd: i / 8,
+          properties: { env: i % 2 ? 'prod' : 'dev' },
+        }),
+      ),
+    )
+    const scored = events.filter((e) => e.organization_id === org).slice(0, 6)
+    const scoreRows = [
+      ...scored.map((e, i) =>
+        scoreRow(org, { request_id: e.request_id, value: i }, '2026-11-02 00:00:00.000'),
+      ),
+      scoreRow(org, { target_kind: 'session', session_id: 's-1', value: 9 }, '2026-11-02 00:00:00.000'),
+      scoreRow(other, { request_id: scored[0]?.request_id, value: 100 }, '2026-11-02 00:00:00.000'),
+    ]
+    const updates = scored.slice(0, 3).map((e) => ({
+      organization_id: org,
+      request_id: e.request_id,
+      key: 'env',
+      value: 'staging',
+      updated_at: '2026-11-02 00:00:00.000',
+      version: 1,
+    }))
+    for (const target of [ch, single]) {
+      await insertEvents(target, events)
+      await insertEvents(target, events.slice(0, 4)) // a redelivery: FINAL must not count it twice
+      await target.client.insert({ table: 'scores', values: scoreRows, format: 'JSONEachRow' })
+      await target.client.insert({
+        table: 'request_property_updates',
+        values: updates,
+        format: 'JSONEachRow',
+      })
+    }
+    const statements = [
+      'SELECT request_id, session_id, cost, properties FROM requests ORDER BY request_id',
+      'SELECT session_id, requests, cost, models FROM sessions ORDER BY session_id',
+      'SELECT id, target_kind, request_id, session_id, value FROM scores ORDER BY id',
+      'SELECT count() AS n, sum(cost) AS cost FROM requests',
+    ]
+    // As Tally's runner sends them: the restricted user, the organization in the query's id on the
+    // cluster (and the header, which one node reads).
+    const asCaller = async (url: string, database: string, organization: string, query: string) => {
+      const client = connect(url, { database, http_headers: { [SQL_ORGANIZATION_HEADER]: organization } })
+      try {
+        const rs = await client.query({ query, format: 'JSONEachRow', query_id: sqlQueryId(organization) })
+        return await rs.json<Record<string, unknown>>()
+      } finally {
+        await client.close()
+      }
+    }
+    const singleSql = engines().clickhouseSqlUrl
+    if (!singleSql) throw new Error('the single node has no restricted user')
+    for (const node of servers)
+      for (const query of statements) {
+        const onCluster = await asCaller(node.sqlUrl, `sql_${DATABASE}`, org, query)
+        expect(onCluster, query).toEqual(await asCaller(singleSql, `sql_single_${process.pid}`, org, query))
+        if (query.includes('count()')) expect(onCluster).toEqual([{ n: 24, cost: 34.5 }])
+      }
+    const [requestRows, sessionRows, scoreAnswer] = await Promise.all(
+      statements
+        .slice(0, 3)
+        .map((q) => asCaller((servers[1] as ClickHouseServer).sqlUrl, `sql_${DATABASE}`, org, q)),
+    )
+    expect(requestRows).toHaveLength(24)
+    expect(requestRows?.filter((r) => (r.properties as { env: string }).env === 'staging')).toHaveLength(3)
+    expect(sessionRows?.map((r) => r.session_id)).toEqual(['s-0', 's-1', 's-2', 's-3', 's-4'])
+    // The other organization's score of the same request is not among them.
+    expect(scoreAnswer?.map((r) => r.value).sort()).toEqual([0, 1, 2, 3, 4, 5, 9])
+
+    // Without Tally's query id (the header alone, a client's own id, or another form) a node's
+    // share of every view is empty: the organization is never taken from anything a caller sets.
     const client = connect((servers[0] as ClickHouseServer).sqlUrl, {
       database: `sql_${DATABASE}`,
-      http_headers: { [SQL_ORGANIZATION_HEADER]: randomUUID() },
+      http_headers: { [SQL_ORGANIZATION_HEADER]: org },
     })
     try {
-      await expect(rows(client, 'SELECT count() FROM sessions')).rejects.toThrow(
-        /Not enough privileges.*request_response_rmt_local/,
-      )
+      for (const query_id of [undefined, `x-${org}`, `tally-sql-${org}.x`, `tally-sql.${org.toUpperCase()}x`])
+        expect(
+          await (
+            await client.query({
+              query: 'SELECT count() AS n FROM requests',
+              format: 'JSONEachRow',
+              query_id,
+            })
+          ).json(),
+          String(query_id),
+        ).toEqual([{ n: 0 }])
+      // A caller's SQL cannot change the id: query_id is not a setting.
+      await expect(
+        client.query({ query: `SELECT count() FROM requests SETTINGS query_id = '${sqlQueryId(org)}'` }),
+      ).rejects.toThrow(/Unknown setting 'query_id'/)
+      // Nor read the nodes' tables themselves.
+      await expect(
+        client.query({ query: `SELECT count() FROM ${DATABASE}.request_response_rmt_local` }),
+      ).rejects.toThrow(/Not enough privileges/)
     } finally {
       await client.close()
     }
@@ -196,6 +288,14 @@ describe('ClickHouse cluster DDL', () => {
            WHERE database IN ('${DATABASE}', 'sql_${DATABASE}') AND name NOT LIKE 'schema_migration%' ORDER BY database, name`,
         )
         expect(tables).toEqual([
+          { database: `sql_${DATABASE}`, name: '_requests', engine: 'Distributed' },
+          { database: `sql_${DATABASE}`, name: '_requests_local', engine: 'View' },
+          { database: `sql_${DATABASE}`, name: '_scores', engine: 'Distributed' },
+          { database: `sql_${DATABASE}`, name: '_scores_local', engine: 'View' },
+          { database: `sql_${DATABASE}`, name: '_sessions', engine: 'Distributed' },
+          { database: `sql_${DATABASE}`, name: '_sessions_local', engine: 'View' },
+          { database: `sql_${DATABASE}`, name: '_updates', engine: 'Distributed' },
+          { database: `sql_${DATABASE}`, name: '_updates_local', engine: 'View' },
           { database: `sql_${DATABASE}`, name: 'requests', engine: 'View' },
           { database: `sql_${DATABASE}`, name: 'scores', engine: 'View' },
           { database: `sql_${DATABASE}`, name: 'sessions', engine: 'View' },
@@ -423,7 +523,7 @@ describe('ClickHouse cluster DDL', () => {
     const onCluster = await startTestTally({
       env: {
         CLICKHOUSE_URL: node1.url,
-        CLICKHOUSE_SQL_URL: '',
+        CLICKHOUSE_SQL_URL: node1.sqlUrl,
         CLICKHOUSE_ANALYST_URL: '',
         CLICKHOUSE_DATABASE: 'tally_api',
         TALLY_CLICKHOUSE_CLUSTER: CLUSTER,
@@ -457,6 +557,20 @@ describe('ClickHouse cluster DDL', () => {
       expect(await count(onCluster, org, body())).toBe(await count(onOne, org, body()))
       const byCost = body({ sort: { total_cost: 'desc' } })
       expect(await sessions(onCluster, org, byCost)).toEqual(await sessions(onOne, org, byCost))
+      // Callers' SQL (POST /v1/sql/query) through the governed views, as on one node.
+      const sql = async (tally: TestTally, statement: string) => {
+        const res = await callApi(tally.app, 'POST', '/v1/sql/query', { as: org, body: { sql: statement } })
+        expect(res.status, res.error ?? '').toBe(200)
+        // Everything but how long it took.
+        return { ...res.data, statistics: undefined }
+      }
+      for (const statement of [
+        'SELECT session_id, requests, cost, models FROM sessions ORDER BY session_id',
+        'SELECT model, count() AS n, sum(cost) AS cost FROM requests GROUP BY model ORDER BY model',
+        'SELECT request_id, user_id FROM requests ORDER BY request_id LIMIT 5',
+      ])
+        expect(await sql(onCluster, statement), statement).toEqual(await sql(onOne, statement))
+      expect((await sql(onCluster, 'SELECT count() AS n FROM requests')).rows).toEqual([{ n: '30' }])
       // Metrics' top N of a dimension over the whole organization, not per shard.
       const metricsBody = {
         timeFilter: { startTimeUnixMs: Date.UTC(2026, 10, 1), endTimeUnixMs: Date.UTC(2026, 10, 3) },

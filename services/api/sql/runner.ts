@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { PassThrough, type Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client'
@@ -8,7 +7,7 @@ import { enginePriority } from '../../shared/clickhouse/priority.ts'
 import { endQuery, endQueryEventually } from '../../shared/clickhouse/query-end.ts'
 import { DeadlinePassed, type QueryLimits, ResultTooLarge } from '../../shared/clickhouse/query-limits.ts'
 import { READ_SETTINGS } from '../../shared/clickhouse/request-table.ts'
-import { SQL_ORGANIZATION_HEADER, SQL_VIEWS } from '../../shared/clickhouse/sql-views.ts'
+import { SQL_ORGANIZATION_HEADER, SQL_VIEWS, sqlQueryId } from '../../shared/clickhouse/sql-views.ts'
 import { AppError, badRequest } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
 import { counter } from '../../shared/metrics.ts'
@@ -139,7 +138,8 @@ export function createSqlRunner(
       const deadline = AbortSignal.timeout(limits.deadlineMs)
       const abort = AbortSignal.any([deadline, clientGone])
       const headers = { [SQL_ORGANIZATION_HEADER]: organizationId }
-      const queryId = randomUUID()
+      // Names the organization to a cluster's shards (sql-views.ts), which see no headers.
+      const queryId = sqlQueryId(organizationId)
       let started = false
       // exec sends the text as it is: query() would add a FORMAT clause of its own.
       const guard = createSqlGuard(async (statement, query_params) => {

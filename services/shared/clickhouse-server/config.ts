@@ -315,8 +315,15 @@ function usersXml(
     max_result_bytes: c.resultBytes,
   })
   const ceilingSettings = ceilings.map(([name, value]) => `      <${name}>${value}</${name}>`).join('\n')
+  // A shard runs its part of a distributed query without the result limits (ClickHouse sets them
+  // to 0: the whole answer is limited where it is put together); a minimum of 1 would clamp them to
+  // one row, one byte. Callers cannot reach them either way: Tally adds readonly=1 to each query.
+  const RESULT_LIMITS = new Set(['max_result_rows', 'max_result_bytes'])
   const ceilingBounds = ceilings
-    .map(([name, value]) => `        <${name}><min>1</min><max>${value}</max></${name}>`)
+    .map(
+      ([name, value]) =>
+        `        <${name}><min>${RESULT_LIMITS.has(name) ? 0 : 1}</min><max>${value}</max></${name}>`,
+    )
     .join('\n')
   const a = ANALYST_LIMITS
   const changeable = Object.entries(ANALYST_CHANGEABLE)

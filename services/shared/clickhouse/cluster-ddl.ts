@@ -45,7 +45,7 @@ export interface MigrationStep {
 /** A name ClickHouse takes unquoted: what the config and the schema files use. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 
-function checkIdentifier(name: string, what: string): string {
+export function checkIdentifier(name: string, what: string): string {
   if (!IDENTIFIER.test(name))
     throw new Error(`${what} "${name}" is not a plain identifier ([A-Za-z_][A-Za-z0-9_]*)`)
   return name

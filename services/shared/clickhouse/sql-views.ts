@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto'
 import type { ClickHouseClient } from '@clickhouse/client'
 import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from './annotation-tables.ts'
-import { type ClickHouseLayout, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
+import { type ClickHouseLayout, checkIdentifier, localTable, onCluster, SINGLE_NODE } from './cluster-ddl.ts'
 import { PROPERTIES_TYPE, REQUEST_COLUMNS, REQUEST_TABLE } from './request-table.ts'
 
 /**
@@ -20,6 +21,19 @@ export const sqlViewsDatabase = (database: string) => `sql_${database}`
 
 const ORGANIZATION = `organization_id = toUUIDOrZero(getClientHTTPHeader('${SQL_ORGANIZATION_HEADER}'))`
 
+/**
+ * The id of a caller's query: `tally-sql.<organization>.<random>`. On a cluster a shard never sees
+ * the HTTP request's headers, but every shard is told the id of the query that started its part
+ * (`initialQueryID()`), and no SQL text can change a query's id: only Tally's runner sets it.
+ */
+export const sqlQueryId = (organizationId: string) => `${QUERY_ID_PREFIX}${organizationId}.${randomUUID()}`
+const QUERY_ID_PREFIX = 'tally-sql.'
+
+/** On a cluster's nodes: the organization is the one the initial query's id names, in the form sqlQueryId gives. */
+const ORGANIZATION_OF_QUERY =
+  "match(initialQueryID(), '^tally-sql[.][0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}[.]') AND " +
+  `organization_id = toUUIDOrZero(substring(initialQueryID(), ${QUERY_ID_PREFIX.length + 1}, 36))`
+
 interface ViewColumn {
   name: string
   description: string
@@ -31,6 +45,11 @@ export interface SqlView {
   columns: readonly ViewColumn[]
   /** The SELECT over Tally's database `db`, filtered to the header's organization. */
   select(db: string): string
+  /**
+   * On a cluster: the same answer from the views' database `views`, whose CLUSTER_PARTS hold each
+   * node's rows of the organization (CLUSTER_PARTS: why).
+   */
+  clusterSelect(views: string): string
 }
 
 /** What each column of request_response_rmt means; schemas/clickhouse/README.md says the same. */
@@ -76,6 +95,24 @@ const requestColumns = REQUEST_COLUMNS.filter((c) => c.name !== 'organization_id
  * requests per query (updates are few beside requests); the outer WHERE still reaches the request
  * table's primary key (organization, time) through the subquery.
  */
+const REQUEST_PROJECTION = `SELECT ${requestColumns
+  .map((name) =>
+    name === 'properties'
+      ? `CAST(mapUpdate(r.properties, u.updates), '${PROPERTIES_TYPE}') AS properties`
+      : `r.${name} AS ${name}`,
+  )
+  .join(', ')}`
+
+/** The organization's requests in `table` of `db`, once each (FINAL). */
+const ownRequests = (db: string, table: string, organization: string) =>
+  `SELECT ${requestColumns.join(', ')} FROM ${db}.${table} FINAL WHERE ${organization}`
+
+/** The organization's properties set after the fact in `table` of `db`: one map per request. */
+const ownUpdates = (db: string, table: string, organization: string) =>
+  'SELECT request_id AS updated_request_id, ' +
+  `CAST(mapFromArrays(groupArray(key), groupArray(value)), '${PROPERTIES_TYPE}') AS updates ` +
+  `FROM ${db}.${table} FINAL WHERE ${organization} GROUP BY request_id`
+
 const requests: SqlView = {
   name: 'requests',
   description: "Your organization's requests, one row each (deduplicated: no FINAL needed).",
@@ -84,18 +121,11 @@ const requests: SqlView = {
     description: REQUEST_COLUMN_DESCRIPTIONS[name] ?? '',
   })),
   select: (db) =>
-    `SELECT ${requestColumns
-      .map((name) =>
-        name === 'properties'
-          ? `CAST(mapUpdate(r.properties, u.updates), '${PROPERTIES_TYPE}') AS properties`
-          : `r.${name} AS ${name}`,
-      )
-      .join(', ')} ` +
-    `FROM (SELECT ${requestColumns.join(', ')} FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION}) AS r ` +
-    'LEFT JOIN (SELECT request_id AS updated_request_id, ' +
-    `CAST(mapFromArrays(groupArray(key), groupArray(value)), '${PROPERTIES_TYPE}') AS updates ` +
-    `FROM ${db}.${PROPERTY_UPDATE_TABLE} FINAL WHERE ${ORGANIZATION} GROUP BY request_id) AS u ` +
-    'ON r.request_id = u.updated_request_id',
+    `${REQUEST_PROJECTION} FROM (${ownRequests(db, REQUEST_TABLE, ORGANIZATION)}) AS r ` +
+    `LEFT JOIN (${ownUpdates(db, PROPERTY_UPDATE_TABLE, ORGANIZATION)}) AS u ON r.request_id = u.updated_request_id`,
+  // GLOBAL: the organization's updates, read from every shard once, are sent to each shard's join.
+  clusterSelect: (views) =>
+    `${REQUEST_PROJECTION} FROM ${views}._requests AS r GLOBAL LEFT JOIN ${views}._updates AS u ON r.request_id = u.updated_request_id`,
 }
 
 const SCORE_VIEW_COLUMNS: readonly ViewColumn[] = [
@@ -125,22 +155,36 @@ const SCORE_VIEW_COLUMNS: readonly ViewColumn[] = [
  * organization's own requests only, and only for the requests its scores grade (the IN keeps the
  * hash table to those); a score of another organization's request id finds no session.
  */
+const SCORE_PROJECTION =
+  'SELECT s.id AS id, s.target_kind AS target_kind, ' +
+  "if(s.target_kind = 'request', s.request_id, NULL) AS request_id, " +
+  "if(s.target_kind = 'request', r.request_session_id, s.session_id) AS session_id, " +
+  's.name AS name, s.source AS source, s.data_type AS data_type, s.value AS value, ' +
+  's.string_value AS string_value, s.comment AS comment, s.created_at AS created_at'
+
+/** The organization's live scores in `table` of `db`, each once (FINAL, the deleted left out). */
+const ownScores = (db: string, table: string, organization: string) =>
+  'SELECT id, target_kind, request_id, session_id, name, source, data_type, value, string_value, ' +
+  `comment, created_at FROM ${db}.${table} FINAL WHERE ${organization} AND is_deleted = 0`
+
 const scores: SqlView = {
   name: 'scores',
   description:
     "Your organization's live scores (deleted ones left out, each score once), of requests and sessions.",
   columns: SCORE_VIEW_COLUMNS,
   select: (db) =>
-    'SELECT s.id AS id, s.target_kind AS target_kind, ' +
-    "if(s.target_kind = 'request', s.request_id, NULL) AS request_id, " +
-    "if(s.target_kind = 'request', r.request_session_id, s.session_id) AS session_id, " +
-    's.name AS name, s.source AS source, s.data_type AS data_type, s.value AS value, ' +
-    's.string_value AS string_value, s.comment AS comment, s.created_at AS created_at ' +
-    'FROM (SELECT id, target_kind, request_id, session_id, name, source, data_type, value, string_value, ' +
-    `comment, created_at FROM ${db}.${SCORE_TABLE} FINAL WHERE ${ORGANIZATION} AND is_deleted = 0) AS s ` +
+    `${SCORE_PROJECTION} FROM (${ownScores(db, SCORE_TABLE, ORGANIZATION)}) AS s ` +
     'LEFT JOIN (SELECT request_id AS scored_request_id, argMax(session_id, ingested_at) AS request_session_id ' +
     `FROM ${db}.${REQUEST_TABLE} WHERE ${ORGANIZATION} AND request_id IN ` +
     `(SELECT request_id FROM ${db}.${SCORE_TABLE} WHERE ${ORGANIZATION} AND target_kind = 'request') ` +
+    'GROUP BY request_id) AS r ON s.request_id = r.scored_request_id',
+  // The requests' sessions come from every shard: GLOBAL IN sends the scored ids to each once,
+  // GLOBAL JOIN the sessions found to the shards holding the scores.
+  clusterSelect: (views) =>
+    `${SCORE_PROJECTION} FROM ${views}._scores AS s ` +
+    'GLOBAL LEFT JOIN (SELECT request_id AS scored_request_id, argMax(session_id, ingested_at) AS request_session_id ' +
+    `FROM ${views}._requests WHERE request_id GLOBAL IN ` +
+    `(SELECT request_id FROM ${views}._scores WHERE target_kind = 'request') ` +
     'GROUP BY request_id) AS r ON s.request_id = r.scored_request_id',
 }
 
@@ -183,10 +227,38 @@ const sessions: SqlView = {
   name: 'sessions',
   description: "Your organization's sessions (requests with a session id), one row each, with their totals.",
   columns: SESSION_COLUMNS,
-  select: (db) =>
-    `SELECT ${SESSION_COLUMNS.map((c) => `${c.expression} AS ${c.name}`).join(', ')} ` +
-    `FROM ${db}.${REQUEST_TABLE} FINAL WHERE ${ORGANIZATION} AND session_id != '' GROUP BY session_id`,
+  select: (db) => ownSessions(db, REQUEST_TABLE, ORGANIZATION),
+  // A session's requests are on one shard (the sharding key), so each shard's sessions are whole.
+  clusterSelect: (views) => `SELECT ${SESSION_COLUMNS.map((c) => c.name).join(', ')} FROM ${views}._sessions`,
 }
+
+/** The organization's sessions from the requests in `table` of `db`, with their totals. */
+function ownSessions(db: string, table: string, organization: string): string {
+  return (
+    `SELECT ${SESSION_COLUMNS.map((c) => `${c.expression} AS ${c.name}`).join(', ')} ` +
+    `FROM ${db}.${table} FINAL WHERE ${organization} AND session_id != '' GROUP BY session_id`
+  )
+}
+
+/**
+ * On a cluster, what each node holds of the organization's rows: a view per part over the node's
+ * own table (\`<part>_local\`, SQL SECURITY DEFINER, its organization from the query's id), and a
+ * Distributed table (\`<part>\`) over those views on every node. A definer view over a Distributed
+ * table would not do: each shard checks the grants of the user who started the query (the
+ * restricted user), not the view's definer (ClickHouse issues 72133, 88009), and that user may
+ * read only the views' database. Here the shards are asked for views in it, which read their
+ * node's tables with their definer's rights.
+ */
+const CLUSTER_PARTS: readonly { name: string; select(db: string): string }[] = [
+  { name: '_requests', select: (db) => ownRequests(db, localTable(REQUEST_TABLE), ORGANIZATION_OF_QUERY) },
+  // Updates are sharded by request: a request's updates are all on one node.
+  {
+    name: '_updates',
+    select: (db) => ownUpdates(db, localTable(PROPERTY_UPDATE_TABLE), ORGANIZATION_OF_QUERY),
+  },
+  { name: '_scores', select: (db) => ownScores(db, localTable(SCORE_TABLE), ORGANIZATION_OF_QUERY) },
+  { name: '_sessions', select: (db) => ownSessions(db, localTable(REQUEST_TABLE), ORGANIZATION_OF_QUERY) },
+]
 
 export const SQL_VIEWS: readonly SqlView[] = [requests, sessions, scores]
 
@@ -214,12 +286,21 @@ export async function ensureSqlViews(
 export function sqlViewStatements(database: string, layout: ClickHouseLayout = SINGLE_NODE): string[] {
   const views = sqlViewsDatabase(database)
   const on = onCluster(layout)
+  const definerView = (name: string, select: string) =>
+    `CREATE OR REPLACE VIEW ${views}.${name}${on} DEFINER = CURRENT_USER SQL SECURITY DEFINER AS ${select}`
+  if (layout.kind !== 'cluster')
+    return [
+      `CREATE DATABASE IF NOT EXISTS ${views}${on}`,
+      ...SQL_VIEWS.map((view) => definerView(view.name, view.select(database))),
+    ]
+  const cluster = checkIdentifier(layout.cluster, 'cluster name')
   return [
     `CREATE DATABASE IF NOT EXISTS ${views}${on}`,
-    ...SQL_VIEWS.map(
-      (view) =>
-        `CREATE OR REPLACE VIEW ${views}.${view.name}${on} DEFINER = CURRENT_USER SQL SECURITY DEFINER ` +
-        `AS ${view.select(database)}`,
-    ),
+    ...CLUSTER_PARTS.flatMap((part) => [
+      definerView(`${part.name}_local`, part.select(database)),
+      `CREATE OR REPLACE TABLE ${views}.${part.name}${on} AS ${views}.${part.name}_local ` +
+        `ENGINE = Distributed(${cluster}, ${views}, ${part.name}_local)`,
+    ]),
+    ...SQL_VIEWS.map((view) => definerView(view.name, view.clusterSelect(views))),
   ]
 }
