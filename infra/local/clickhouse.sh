@@ -41,26 +41,13 @@ start_once() { # sets PID, RUNDIR; returns 2 when a port was taken meanwhile (re
   done
 }
 
+shards_ready() { [ -s "$STATE_DIR/env" ]; }
+
 start() {
-  local t0 rc
+  local t0
   t0=$(now_ms)
-  mkdir -p "$INFRA_DIR"
-  read_state clickhouse
-  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && [ -s "$STATE_DIR/env" ]; then
-    echo "clickhouse: already running at $STATE_ADDR (pid $STATE_PID)"
-    return 0
-  fi
-  stop_service clickhouse 20 >/dev/null # stale state from a crashed run
-  prune_rundirs clickhouse
-  trap abort_start EXIT
-  for _ in 1 2 3; do
-    rc=0
-    start_once || rc=$?
-    [ "$rc" = 2 ] || break
-    rm -rf "$RUNDIR" # a port was taken between picking and binding: try new ports
-  done
-  [ "$rc" = 0 ] || fail "clickhouse: could not start (run dir $RUNDIR)" "$RUNDIR/clickhouse.log"
-  START_DONE=1
+  start_service clickhouse shards_ready clickhouse.log 20
+  [ -n "$STARTED" ] || return 0
   # The address: every shard's HTTP endpoint, without the passwords (those are in RUNDIR/env).
   write_state clickhouse "$PID" "$RUNDIR" "$(cat "$RUNDIR/endpoints")"
   echo "clickhouse: $SHARDS shards of $CLUSTER ready at $(cat "$RUNDIR/endpoints") (pid $PID) in $(secs_since "$t0")s"

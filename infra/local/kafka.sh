@@ -89,28 +89,14 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when a port was taken meanwhi
   done
 }
 
+kafka_answers() { port_open "${STATE_ADDR##*:}"; }
+
 start() {
-  local t0 rc
+  local t0
   t0=$(now_ms)
   need java
-  mkdir -p "$INFRA_DIR"
-  read_state kafka
-  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && port_open "${STATE_ADDR##*:}"; then
-    echo "kafka: already running at $STATE_ADDR (pid $STATE_PID)"
-    return 0
-  fi
-  stop_service kafka 5 >/dev/null # stale state from a crashed run
-  prune_rundirs kafka
-  with_lock "$CACHE_DIR/fetch.lock" fetch
-  trap abort_start EXIT
-  for _ in 1 2 3; do
-    rc=0
-    start_once || rc=$?
-    [ "$rc" = 2 ] || break
-    rm -rf "$RUNDIR" # a port was taken between picking and binding: try new ports
-  done
-  [ "$rc" = 0 ] || fail "kafka: could not start (run dir $RUNDIR)" "$RUNDIR/kafka.log"
-  START_DONE=1
+  start_service kafka kafka_answers kafka.log
+  [ -n "$STARTED" ] || return 0
   write_state kafka "$PID" "$RUNDIR" "127.0.0.1:$PORT"
   echo "kafka $KAFKA_VERSION: ready at 127.0.0.1:$PORT (pid $PID) in $(secs_since "$t0")s"
 }

@@ -179,3 +179,32 @@ abort_start() {
     stop_owned "$PID" "$RUNDIR" 3 || true
   fi
 }
+
+# start_service NAME ALIVE LOG [STALE_STOP_SECS]: what every script's start does around its own
+# start_once (which sets PID and RUNDIR, and returns 2 when a port was taken between picking and
+# binding). Keeps a service already running (its state owned and `ALIVE` true), stops what a crashed
+# run left, fetches the jars when the script has a fetch, tries start_once up to three times, and
+# sets STARTED=1 once one started; the caller then writes its state and says where it listens.
+start_service() {
+  local name=$1 alive=$2 log=$3 stale_stop_secs=${4:-5} rc
+  STARTED=
+  mkdir -p "$INFRA_DIR"
+  read_state "$name"
+  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && "$alive"; then
+    echo "$name: already running at $STATE_ADDR (pid $STATE_PID)"
+    return 0
+  fi
+  stop_service "$name" "$stale_stop_secs" >/dev/null # stale state from a crashed run
+  prune_rundirs "$name"
+  if declare -F fetch >/dev/null; then with_lock "$CACHE_DIR/fetch.lock" fetch; fi
+  trap abort_start EXIT
+  for _ in 1 2 3; do
+    rc=0
+    start_once || rc=$?
+    [ "$rc" = 2 ] || break
+    rm -rf "$RUNDIR" # a port was taken between picking and binding: try new ports
+  done
+  [ "$rc" = 0 ] || fail "$name: could not start (run dir $RUNDIR)" "$RUNDIR/$log"
+  START_DONE=1
+  STARTED=1
+}

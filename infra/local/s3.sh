@@ -83,29 +83,15 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when the port was taken meanw
   create_bucket "http://127.0.0.1:$PORT"
 }
 
+s3_answers() { port_open "${STATE_ADDR##*:}"; }
+
 start() {
-  local t0 rc
+  local t0
   t0=$(now_ms)
   need java
   need curl
-  mkdir -p "$INFRA_DIR"
-  read_state s3
-  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && port_open "${STATE_ADDR##*:}"; then
-    echo "s3: already running at $STATE_ADDR (pid $STATE_PID)"
-    return 0
-  fi
-  stop_service s3 5 >/dev/null # stale state from a crashed run
-  prune_rundirs s3
-  with_lock "$CACHE_DIR/fetch.lock" fetch
-  trap abort_start EXIT
-  for _ in 1 2 3; do
-    rc=0
-    start_once || rc=$?
-    [ "$rc" = 2 ] || break
-    rm -rf "$RUNDIR"
-  done
-  [ "$rc" = 0 ] || fail "s3: could not start (run dir $RUNDIR)" "$RUNDIR/s3proxy.log"
-  START_DONE=1
+  start_service s3 s3_answers s3proxy.log
+  [ -n "$STARTED" ] || return 0
   write_state s3 "$PID" "$RUNDIR" "http://127.0.0.1:$PORT"
   echo "s3proxy $S3PROXY_VERSION: ready at http://127.0.0.1:$PORT bucket $S3_BUCKET (pid $PID) in $(secs_since "$t0")s"
 }

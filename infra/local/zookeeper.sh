@@ -63,28 +63,14 @@ start_once() { # sets PORT, PID, RUNDIR; returns 2 when the port was taken meanw
   done
 }
 
+zookeeper_answers() { srvr "${STATE_ADDR##*:}" | grep -q '^Mode:'; }
+
 start() {
-  local t0 rc
+  local t0
   t0=$(now_ms)
   need java
-  mkdir -p "$INFRA_DIR"
-  read_state zookeeper
-  if [ -n "$STATE_PID" ] && owned "$STATE_PID" "$STATE_DIR" && srvr "${STATE_ADDR##*:}" | grep -q '^Mode:'; then
-    echo "zookeeper: already running at $STATE_ADDR (pid $STATE_PID)"
-    return 0
-  fi
-  stop_service zookeeper 5 >/dev/null # stale state from a crashed run
-  prune_rundirs zookeeper
-  with_lock "$CACHE_DIR/fetch.lock" fetch
-  trap abort_start EXIT
-  for _ in 1 2 3; do
-    rc=0
-    start_once || rc=$?
-    [ "$rc" = 2 ] || break
-    rm -rf "$RUNDIR" # the port was taken between picking and binding: try another
-  done
-  [ "$rc" = 0 ] || fail "zookeeper: could not start (run dir $RUNDIR)" "$RUNDIR/zookeeper.log"
-  START_DONE=1
+  start_service zookeeper zookeeper_answers zookeeper.log
+  [ -n "$STARTED" ] || return 0
   write_state zookeeper "$PID" "$RUNDIR" "127.0.0.1:$PORT"
   echo "zookeeper $ZOOKEEPER_VERSION: ready at 127.0.0.1:$PORT (pid $PID) in $(secs_since "$t0")s"
 }
