@@ -84,3 +84,74 @@ FROM (SELECT number + {first:UInt64} AS n, intDiv(n, {per:UInt32}) AS s FROM num
     clickhouse_settings: { max_insert_threads: '2' },
   })
 }
+
+/** bench:sessions' data, which bench:cluster generates too: 10M requests, 2 organizations, 30 days. */
+export const BENCH_REQUESTS = 10_000_000
+export const BENCH_ORGS = ['5e551015-0000-4000-8000-000000000001', '5e551015-0000-4000-8000-000000000002']
+export const BENCH_START = Date.UTC(2026, 9, 2)
+const DAY = 86_400_000
+export const BENCH_WINDOW = { startTimeUnixMs: BENCH_START, endTimeUnixMs: BENCH_START + 30 * DAY }
+const CHUNK = 1_000_000
+
+/**
+ * bench:sessions' data in `client`'s database, generated when missing (resuming an interrupted
+ * generation) and merged. On a cluster `nodes` are its nodes: the rows go through the Distributed
+ * table, which places each session on its shard, and each node merges its local tables.
+ */
+export async function ensureBenchSessions(
+  client: ClickHouseClient,
+  where: string,
+  nodes?: ClickHouseClient[],
+): Promise<void> {
+  const rs = await client.query({
+    query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
+    query_params: { orgs: BENCH_ORGS },
+    format: 'JSONEachRow',
+  })
+  let have = Number((await rs.json<{ n: number }>())[0]?.n)
+  if (have >= BENCH_REQUESTS) return mergeAll(nodes ?? [client], nodes ? '_local' : '')
+  console.log(
+    `generating ${BENCH_REQUESTS.toLocaleString()} requests into ${where} (once; reused by later runs)`,
+  )
+  const t = Date.now()
+  // Chunks on session boundaries (10 requests each) resume where an interrupted run stopped.
+  have -= have % 10
+  for (let first = have; first < BENCH_REQUESTS; first += CHUNK) {
+    const count = Math.min(CHUNK, BENCH_REQUESTS - first)
+    await generateSessions(client, {
+      organizations: BENCH_ORGS,
+      requests: count,
+      perSession: 10,
+      startMs: BENCH_START,
+      days: 30,
+      first,
+    })
+    console.log(`  ${(first + count).toLocaleString()} rows, ${((Date.now() - t) / 1000).toFixed(0)} s`)
+  }
+  await mergeAll(nodes ?? [client], nodes ? '_local' : '')
+  console.log(`  generated and merged in ${((Date.now() - t) / 1000).toFixed(0)} s`)
+}
+
+/**
+ * The steady state: background merges have caught up (live traffic arrives in time order, so its
+ * parts rarely overlap; generated chunks all span the whole month and would). Done again by a run
+ * that finds a table in more parts than partitions (an earlier run stopped while merging). On each
+ * of `nodes`, the tables named with `suffix` (a cluster's shard-local tables).
+ */
+async function mergeAll(nodes: ClickHouseClient[], suffix: string) {
+  for (const [i, client] of nodes.entries())
+    for (const table of ['request_response_rmt', 'session_hours'].map((t) => `${t}${suffix}`)) {
+      const rs = await client.query({
+        query: `SELECT count() > uniqExact(partition) AS unmerged FROM system.parts
+                WHERE active AND database = currentDatabase() AND table = {table:String}`,
+        query_params: { table },
+        format: 'JSONEachRow',
+      })
+      if (!(await rs.json<{ unmerged: number }>())[0]?.unmerged) continue
+      const t = Date.now()
+      await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+      console.log(
+        `  merged ${table}${nodes.length > 1 ? ` on node ${i + 1}` : ''} in ${((Date.now() - t) / 1000).toFixed(0)} s`,
+      )
+    }
+}

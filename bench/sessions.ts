@@ -14,15 +14,13 @@ import { loadConfig } from '../services/shared/config.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { createShutdown } from '../services/shared/shutdown.ts'
 import { startTally } from '../services/standalone/compose.ts'
-import { generateSessions } from './sessions-data.ts'
+import { callApi, cases, ms, percentile } from './sessions-cases.ts'
+import { BENCH_ORGS, BENCH_REQUESTS, BENCH_WINDOW, ensureBenchSessions } from './sessions-data.ts'
 import { CEILINGS } from './sessions-sql.ts'
 
-const REQUESTS = 10_000_000
-const CHUNK = 1_000_000
-const ORGS = ['5e551015-0000-4000-8000-000000000001', '5e551015-0000-4000-8000-000000000002']
-const START = Date.UTC(2026, 9, 2)
-const DAY = 86_400_000
-const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
+const REQUESTS = BENCH_REQUESTS
+const ORGS = BENCH_ORGS
+const WINDOW = BENCH_WINDOW
 const RUNS = 15
 const CASE_BUDGET_MS = 25_000
 
@@ -54,71 +52,13 @@ const sql = started.engines.postgres?.sql
 const clickhouse = started.engines.clickhouse?.client
 if (!started.url || !sql || !clickhouse) throw new Error('tally did not start its API')
 
-await ensureData(clickhouse)
+await ensureBenchSessions(clickhouse, dataDir)
 await sql`insert into organizations (id, name) values (${ORGS[0] as string}, 'bench sessions') on conflict do nothing`
 const { secret } = await createApiKeyRepo(sql).create({
   organizationId: ORGS[0] as string,
   name: 'bench',
   role: 'admin',
 })
-
-interface Case {
-  name: string
-  path: '/v1/session/query' | '/v1/session/count'
-  body: Record<string, unknown>
-  ceiling: keyof typeof CEILINGS
-  params?: Record<string, unknown>
-}
-const base = { timeFilter: WINDOW, timezoneDifference: 0, filter: 'all' }
-const cases: Case[] = [
-  { name: 'unfiltered 30-day page', path: '/v1/session/query', body: base, ceiling: 'timePage' },
-  {
-    name: 'property + model filter',
-    path: '/v1/session/query',
-    body: {
-      ...base,
-      filter: {
-        left: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
-        operator: 'and',
-        right: { request_response_rmt: { properties: { env: { equals: 'prod' } } } },
-      },
-    },
-    ceiling: 'modelPropertyPage',
-  },
-  {
-    name: 'search',
-    path: '/v1/session/query',
-    body: { ...base, search: 'review #12' },
-    ceiling: 'searchPage',
-  },
-  {
-    name: 'nameEquals',
-    path: '/v1/session/query',
-    body: { ...base, nameEquals: 'Onboarding #2' },
-    ceiling: 'namePage',
-  },
-  {
-    name: 'deep offset (10,000)',
-    path: '/v1/session/query',
-    body: { ...base, offset: 10_000 },
-    ceiling: 'timePage',
-    params: { offset: 10_000 },
-  },
-  {
-    name: 'one-day window',
-    path: '/v1/session/query',
-    body: { ...base, timeFilter: { startTimeUnixMs: START + 20 * DAY, endTimeUnixMs: START + 21 * DAY } },
-    ceiling: 'timePage',
-    params: { start: START + 20 * DAY, end: START + 21 * DAY },
-  },
-  { name: 'count', path: '/v1/session/count', body: base, ceiling: 'count' },
-  {
-    name: '(extra) sort by total_cost',
-    path: '/v1/session/query',
-    body: { ...base, sort: { total_cost: 'desc' } },
-    ceiling: 'costPage',
-  },
-]
 
 console.log(
   `bench:sessions — ${REQUESTS.toLocaleString()} requests, 2 organizations; ${started.engines.clickhouse?.describe}`,
@@ -159,7 +99,7 @@ for (const c of cases) {
   const deadline = Date.now() + CASE_BUDGET_MS
   for (let i = 0; i < RUNS + 2 && Date.now() < deadline; i += 1) {
     const t0 = performance.now()
-    apiAnswer = await callApi(c)
+    apiAnswer = await callApi(started.url, secret, c)
     const t1 = performance.now()
     sqlAnswer = await runCeiling(clickhouse, c.ceiling, params)
     const t2 = performance.now()
@@ -205,18 +145,6 @@ console.log(
 )
 await shutdown.run('bench finished')
 
-async function callApi(c: Case): Promise<unknown> {
-  const res = await fetch(`${started.url}${c.path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify(c.body),
-  })
-  const json = (await res.json()) as { data: unknown; error: string | null }
-  if (res.status !== 200) throw new Error(`${c.name}: ${res.status} ${json.error}`)
-  // Compared with the ceiling by session ids (or the count).
-  return Array.isArray(json.data) ? json.data.map((s: { session_id: string }) => s.session_id) : json.data
-}
-
 async function runCeiling(
   client: ClickHouseClient,
   name: keyof typeof CEILINGS,
@@ -231,62 +159,4 @@ async function runCeiling(
   })
   const rows = await rs.json<Record<string, unknown>>()
   return name === 'count' ? { count: Number(rows[0]?.count) } : rows.map((r) => r.session_id)
-}
-
-async function ensureData(client: ClickHouseClient) {
-  const rs = await client.query({
-    query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
-    query_params: { orgs: ORGS },
-    format: 'JSONEachRow',
-  })
-  let have = Number((await rs.json<{ n: number }>())[0]?.n)
-  if (have >= REQUESTS) return mergeAll(client)
-  console.log(`generating ${REQUESTS.toLocaleString()} requests into ${dataDir} (once; reused by later runs)`)
-  const t = Date.now()
-  // Chunks on session boundaries (10 requests each) resume where an interrupted run stopped.
-  have -= have % 10
-  for (let first = have; first < REQUESTS; first += CHUNK) {
-    const count = Math.min(CHUNK, REQUESTS - first)
-    await generateSessions(client, {
-      organizations: ORGS,
-      requests: count,
-      perSession: 10,
-      startMs: START,
-      days: 30,
-      first,
-    })
-    console.log(`  ${(first + count).toLocaleString()} rows, ${((Date.now() - t) / 1000).toFixed(0)} s`)
-  }
-  await mergeAll(client)
-  console.log(`  generated and merged in ${((Date.now() - t) / 1000).toFixed(0)} s`)
-}
-
-/**
- * The steady state: background merges have caught up (live traffic arrives in time order, so its
- * parts rarely overlap; generated chunks all span the whole month and would). Done again by a run
- * that finds a table in more parts than partitions (an earlier run stopped while merging).
- */
-async function mergeAll(client: ClickHouseClient) {
-  for (const table of ['request_response_rmt', 'session_hours']) {
-    const rs = await client.query({
-      query: `SELECT count() > uniqExact(partition) AS unmerged FROM system.parts
-              WHERE active AND database = currentDatabase() AND table = {table:String}`,
-      query_params: { table },
-      format: 'JSONEachRow',
-    })
-    if (!(await rs.json<{ unmerged: number }>())[0]?.unmerged) continue
-    const t = Date.now()
-    await client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
-    console.log(`  merged ${table} in ${((Date.now() - t) / 1000).toFixed(0)} s`)
-  }
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number
-}
-
-function ms(value: number): string {
-  return `${value.toFixed(0)} ms`.padStart(9)
 }
