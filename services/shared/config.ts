@@ -1,6 +1,15 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
+
+/**
+ * The most days ClickHouse may keep a row (TALLY_RETENTION_DAYS, an organization's own): its TTL is
+ * a DateTime, which ends in 2106 and wraps past it, so a TTL of more days than remain until then
+ * (about 28,900 in 2026) would read as a date in the past and delete the rows at once. 10,000
+ * days (27 years) stays clear of it until 2079; longer is "for good": leave it unset.
+ */
+export const MAX_RETENTION_DAYS = 10_000
+
 import { SQL_CEILINGS } from './clickhouse-server/config.ts'
 
 // Values reach the schema trimmed, and an empty one not at all (readVariables): unset.
@@ -129,7 +138,7 @@ export const configSchema = z.object({
    * Days a request is kept in ClickHouse, counted from its created_at (with the tables derived
    * from it); unset: kept for good. Enforced by the engine (TTL), see clickhouse/retention.ts.
    */
-  TALLY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  TALLY_RETENTION_DAYS: z.coerce.number().int().min(1).max(MAX_RETENTION_DAYS).optional(),
   /** The embedded ClickHouse server's HTTP port (loopback only); unset: a free one. */
   TALLY_CLICKHOUSE_HTTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /**

@@ -11,7 +11,7 @@ import {
   type RetentionPolicy,
   type RetentionTarget,
 } from '../../services/shared/clickhouse/retention.ts'
-import { loadConfig } from '../../services/shared/config.ts'
+import { loadConfig, MAX_RETENTION_DAYS } from '../../services/shared/config.ts'
 import { SCHEMAS_DIR } from '../../services/shared/engines.ts'
 import { migrateClickHouse } from '../../services/shared/migrate.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -226,12 +226,53 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     await applyRetention(target, days(undefined), log)
   })
 
+  it('at the most days it takes, deletes nothing recent: the TTL stays clear of DateTime’s end in 2106', async () => {
+    const org = randomUUID()
+    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
+    const events = [0, 1, 400, 5_000].map((age) =>
+      sampleEvent({
+        organization_id: org,
+        created_at: at(age),
+        completed_at: at(age),
+        session_id: `s${age}`,
+      }),
+    )
+    await ch.client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
+    const other = randomUUID()
+    for (const policy of [
+      days(MAX_RETENTION_DAYS),
+      { days: 30, organizations: new Map([[org, MAX_RETENTION_DAYS]]) },
+    ]) {
+      await applyRetention(target, policy, log)
+      for (const table of [REQUEST_TABLE, 'session_hours'])
+        await ch.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` })
+      expect(await count(REQUEST_TABLE, org)).toBe(4)
+      expect(await count('session_hours', org)).toBe(4)
+    }
+    // A row as old as the days (and one day more) goes, as any other would.
+    await ch.client.insert({
+      table: REQUEST_TABLE,
+      values: [
+        sampleEvent({
+          organization_id: other,
+          created_at: at(MAX_RETENTION_DAYS + 1),
+          completed_at: at(MAX_RETENTION_DAYS + 1),
+        }),
+      ].map(toRow),
+      format: 'JSONEachRow',
+    })
+    await applyRetention(target, days(MAX_RETENTION_DAYS), log)
+    await ch.client.command({ query: `OPTIMIZE TABLE ${REQUEST_TABLE} FINAL` })
+    expect(await count(REQUEST_TABLE, other)).toBe(0)
+    await applyRetention(target, days(undefined), log)
+  })
+
   it('refuses an id or a number of days that is not one before writing anything', async () => {
     const bad: [string, number][] = [
       ["x') OR 1=1 --", 7],
       [randomUUID(), 0],
       [randomUUID(), 1.5],
-      [randomUUID(), 36_501],
+      [randomUUID(), MAX_RETENTION_DAYS + 1],
     ]
     for (const entry of bad)
       await expect(
@@ -242,10 +283,10 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     )
   })
 
-  it('takes whole days from 1 to 36,500', () => {
+  it('takes whole days from 1 to 10,000', () => {
     expect(loadConfig({}).TALLY_RETENTION_DAYS).toBeUndefined()
     expect(loadConfig({ TALLY_RETENTION_DAYS: '90' }).TALLY_RETENTION_DAYS).toBe(90)
-    for (const bad of ['0', '-1', '1.5', '36501', 'ninety'])
+    for (const bad of ['0', '-1', '1.5', '10001', '36500', 'ninety'])
       expect(() => loadConfig({ TALLY_RETENTION_DAYS: bad })).toThrowError(/TALLY_RETENTION_DAYS/)
   })
 })

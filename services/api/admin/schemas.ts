@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../../shared/clickhouse/retention.ts'
+import { MIN_RETENTION_DAYS } from '../../shared/clickhouse/retention.ts'
+import { MAX_RETENTION_DAYS } from '../../shared/config.ts'
 import { isoTimestamp } from '../http/envelope.ts'
 import { pageParams } from '../http/paging.ts'
 

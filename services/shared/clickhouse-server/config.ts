@@ -317,7 +317,9 @@ function usersXml(
   const ceilingSettings = ceilings.map(([name, value]) => `      <${name}>${value}</${name}>`).join('\n')
   // A shard runs its part of a distributed query without the result limits (ClickHouse sets them
   // to 0: the whole answer is limited where it is put together); a minimum of 1 would clamp them to
-  // one row, one byte. Callers cannot reach them either way: Tally adds readonly=1 to each query.
+  // one row, one byte. So 0 (no limit) is allowed for those two: callers cannot ask for it (Tally
+  // adds readonly=1 and its own limits to each query), and a client holding tally_sql's password
+  // could name any organization anyway (docs/security.md): that password is the boundary.
   const RESULT_LIMITS = new Set(['max_result_rows', 'max_result_bytes'])
   const ceilingBounds = ceilings
     .map(

@@ -1,3 +1,4 @@
+import { MAX_RETENTION_DAYS } from '../config.ts'
 import type { Logger } from '../logger.ts'
 import { postgresMigrationLock } from '../migrate.ts'
 import { type Sql, type TxSql, transaction } from '../postgres.ts'
@@ -31,7 +32,6 @@ export interface RetentionPolicy {
 }
 
 export const MIN_RETENTION_DAYS = 1
-export const MAX_RETENTION_DAYS = 36_500
 
 // Organization ids are written into the TTL clause as literals (DDL takes no query parameters); they
 // come from Postgres' uuid column, and are checked again here so that nothing else can get in.
@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 function checkedDays(days: number): number {
   if (!Number.isInteger(days) || days < MIN_RETENTION_DAYS || days > MAX_RETENTION_DAYS)
-    throw new Error(`retention days must be a whole number from 1 to 36500, not ${days}`)
+    throw new Error(`retention days must be a whole number from 1 to ${MAX_RETENTION_DAYS}, not ${days}`)
   return days
 }
 
