@@ -240,6 +240,21 @@ describe('scaled out: two processes per role, three brokers, two shards, faults 
       )
       expect(answers[0]?.reduce((sum, s) => sum + s.total_requests, 0)).toBe(storedIds.length)
 
+      // Callers' SQL on the cluster, through each API: the same requests and sessions.
+      for (const api of apis) {
+        const res = await fetch(`${api}/v1/sql/query`, {
+          method: 'POST',
+          headers: { ...org.headers, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sql: "SELECT count() AS requests, uniqExact(session_id) AS sessions FROM requests WHERE session_id != ''",
+          }),
+        })
+        expect(res.status).toBe(200)
+        const { rows } = ((await res.json()) as { data: { rows: { requests: string; sessions: string }[] } })
+          .data
+        expect(rows).toEqual([{ requests: String(storedIds.length), sessions: String(SESSIONS) }])
+      }
+
       // An export of the window, run by an exporter, holds exactly the acknowledged events. Its
       // end is after the last event's time and, as exports require, TALLY_EXPORT_SETTLE_DELAY
       // (1 s here) in the past.
