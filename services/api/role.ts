@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { retentionKeeper } from '../shared/clickhouse/retention.ts'
-import { CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS, clickHouseStartUp } from '../shared/engines.ts'
+import { clickHouseStartUp } from '../shared/engines.ts'
 import { needed, type ServingRole } from '../shared/process/role.ts'
 import { openScratch } from '../shared/scratch.ts'
 import { type AnalystDoor, startAnalystDoor } from './analyst/door.ts'
@@ -9,6 +9,9 @@ import { createAuthFailureLimit } from './http/auth-failures.ts'
 import { openRateLimiter } from './http/rate-limiter.ts'
 import { bootstrapFirstOrganization } from './keys/bootstrap.ts'
 import { openSqlAccess } from './sql/engine-user.ts'
+
+/** How long PATCH /admin/v1/organizations/{id} waits for the ClickHouse migration lock. */
+const RETENTION_CHANGE_LOCK_WAIT_MS = 10_000
 
 export interface ApiStarted {
   app: FastifyInstance
@@ -46,12 +49,13 @@ export const apiRole: ServingRole<ApiStarted> = {
       rateLimiter,
       readiness,
       scratch,
+      // An admin's change waits for a migration or another change at most this long, then 503.
       retention: retentionKeeper(
         postgres.sql,
         clickhouse,
         config.TALLY_RETENTION_DAYS,
         log,
-        CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS,
+        RETENTION_CHANGE_LOCK_WAIT_MS,
       ),
     })
     await app.listen({ port: config.PORT, host: config.HOST })

@@ -16,7 +16,7 @@ export const SCHEMAS_DIR = new URL('../../schemas/', import.meta.url).pathname
  * How long a start waits for another process's ClickHouse migration (a backfill may take minutes
  * on a large table) before it gives up naming the lock.
  */
-export const CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS = 15 * 60_000
+const CLICKHOUSE_MIGRATION_LOCK_TIMEOUT_MS = 15 * 60_000
 
 export interface Engines {
   postgres?: PostgresHandle

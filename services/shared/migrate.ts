@@ -39,6 +39,9 @@ export async function readMigrations(dir: string): Promise<Migration[]> {
 // Any constant will do; it only has to be the same in every Tally process.
 const MIGRATION_LOCK = 7_461_679
 
+/** An advisory lock not taken within its wait: the message names the lock and who holds it. */
+export class LockWaitExceeded extends Error {}
+
 /**
  * Takes a session-level advisory lock on a reserved connection, waiting at most `timeoutMs`
  * (lock_timeout) and then failing with an error that names the lock and who holds it.
@@ -49,7 +52,7 @@ async function advisoryLock(reserved: ReservedSql, id: number, timeoutMs: number
     await reserved`select pg_advisory_lock(${id})`
   } catch (err) {
     if ((err as { code?: string }).code !== '55P03') throw err
-    throw new Error(`waited ${timeoutMs} ms for Postgres advisory lock ${id}, held by ${holder}`)
+    throw new LockWaitExceeded(`waited ${timeoutMs} ms for Postgres advisory lock ${id}, held by ${holder}`)
   } finally {
     // Back to the role's or database's own setting, on this connection the pool keeps.
     await reserved`reset lock_timeout`.catch(() => {})

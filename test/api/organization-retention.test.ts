@@ -3,9 +3,12 @@ import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrganizationRepo } from '../../services/api/admin/repo.ts'
+import { buildApp } from '../../services/api/app.ts'
+import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
 import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
 import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
 import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
+import { openScratch } from '../../services/shared/scratch.ts'
 import { apiAs, type Caller, callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
@@ -14,6 +17,8 @@ import { waitFor } from '../support/wait.ts'
 const ADMIN_KEY = `tally-admin-${randomUUID()}`
 const admin: Caller = { headers: { authorization: `Bearer ${ADMIN_KEY}` } }
 const DAY = 86_400_000
+/** The ClickHouse migration lock (services/shared/migrate.ts), which retention changes take too. */
+const CLICKHOUSE_MIGRATION_LOCK = 7_461_680
 
 let tally: TestTally
 let adminApi: ReturnType<typeof apiAs>
@@ -183,5 +188,55 @@ describe("an organization's own retention (PATCH /admin/v1/organizations/{id})",
     } finally {
       await client.close()
     }
+  })
+
+  it('answers 503 with Retry-After, changing nothing, while a migration holds the lock past its wait', async () => {
+    const org = await createOrganization()
+    // The API as production composes it, but with a keeper that waits 300 ms for the lock.
+    const log = pino({ level: 'silent' })
+    const scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
+    const app = await buildApp({
+      config: tally.config,
+      log,
+      sql: tally.sql,
+      clickhouse: tally.clickhouse,
+      blobs: tally.blobs,
+      publisher: tally.publisher,
+      rateLimiter: createMemoryRateLimiter(),
+      readiness: [],
+      sqlAccess: { unavailable: 'not needed here' },
+      scratch,
+      retention: retentionKeeper(
+        tally.sql,
+        { client: tally.clickhouse, layout: SINGLE_NODE },
+        undefined,
+        log,
+        300,
+      ),
+    })
+    // Another process migrating ClickHouse: the lock held on a connection of its own meanwhile.
+    const holder = await tally.sql.reserve()
+    try {
+      await holder`select pg_advisory_lock(${CLICKHOUSE_MIGRATION_LOCK})`
+      const res = await app.inject({
+        method: 'PATCH',
+        url: `/admin/v1/organizations/${org.id}`,
+        headers: { ...admin.headers, 'content-type': 'application/json' },
+        payload: { retention_days: 3 },
+      })
+      expect(res.statusCode).toBe(503)
+      expect(res.headers['retry-after']).toBe('5')
+      expect(res.json().error).toMatch(/migrating ClickHouse or changing a retention; nothing was changed/)
+      expect(await retentionOf(org.id)).toBeNull()
+    } finally {
+      await holder`select pg_advisory_unlock(${CLICKHOUSE_MIGRATION_LOCK})`
+      holder.release()
+      await app.close()
+      await scratch.close()
+    }
+    // Free again: the same change goes through.
+    expect((await adminApi.patch(`/admin/v1/organizations/${org.id}`, { retention_days: 3 })).status).toBe(
+      200,
+    )
   })
 })

@@ -3,8 +3,9 @@ import { z } from 'zod'
 import type { BlobStore } from '../../shared/blobs/blob-store.ts'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import type { RetentionKeeper } from '../../shared/clickhouse/retention.ts'
-import { notFound } from '../../shared/errors.ts'
+import { AppError, notFound } from '../../shared/errors.ts'
 import type { Logger } from '../../shared/logger.ts'
+import { LockWaitExceeded } from '../../shared/migrate.ts'
 import type { Sql } from '../../shared/postgres.ts'
 import type { Scratch } from '../../shared/scratch.ts'
 import { adminAuthHook } from '../http/auth.ts'
@@ -112,9 +113,19 @@ export function adminRoutes(deps: AdminDeps): FastifyPluginAsyncZod {
         response: responses({ 200: envelope(organization) }, { body: true, refuses: [404] }),
       },
       handler: async (request) => {
-        const changed = await deps.retention.change((tx) =>
-          repo.setRetention(tx, request.params.id, request.body.retention_days),
-        )
+        const changed = await deps.retention
+          .change((tx) => repo.setRetention(tx, request.params.id, request.body.retention_days))
+          .catch((err: unknown) => {
+            // A migration, or another change, holds the lock past the route's wait: nothing changed.
+            if (err instanceof LockWaitExceeded)
+              throw new AppError(
+                503,
+                'retention_busy',
+                'Another Tally process is migrating ClickHouse or changing a retention; nothing was changed, send it again',
+                { retryAfterSeconds: 5 },
+              )
+            throw err
+          })
         if (!changed) throw notFound('Organization not found')
         return ok(changed)
       },
