@@ -3,16 +3,15 @@
  * the parent over IPC, the ~2 KB event they are sent, the Kafka they run on, and the load: paced or
  * unpaced POSTs of `/v1/request/log`, acceptance → queryable, and the CPU each process used.
  */
-import { execFileSync, fork } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { cpuSeconds } from './processes.ts'
+import { askableChild, cpuSeconds } from './processes.ts'
 import { UNLIMITED } from './tally.ts'
 
 // A child that is not ready by then (a dependency that never answers) fails the run, named.
-const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 180_000)
 
 export type Role = 'all' | 'api' | 'ingest'
 
@@ -201,65 +200,9 @@ export async function withKafka(drive: (env: NodeJS.ProcessEnv) => Promise<void>
   }
 }
 
-/** A Tally child process (`name` in its errors) and its IPC questions. */
+/** A Tally child process of this pipeline (bench/ingest-child.ts), `name` in its errors. */
 export function startChild(role: Role, env: NodeJS.ProcessEnv, name: string = role) {
-  // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's processes only.
-  const childArgs = process.env.BENCH_CHILD_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []
-  const child = fork(new URL('./ingest-child.ts', import.meta.url).pathname, [role], {
-    env,
-    stdio: 'inherit',
-    execArgv: [...process.execArgv, ...childArgs],
-  })
-  // Answers come back in any order (a slow query, a quick RSS reading): matched by id.
-  const replies = new Map<
-    number,
-    { resolve: (m: Record<string, unknown>) => void; reject: (e: Error) => void }
-  >()
-  let nextId = 1
-  child.on('message', (m: { id: number }) => {
-    replies.get(m.id)?.resolve(m)
-    replies.delete(m.id)
-  })
-  // A child that dies (a failed start, a crash) fails whatever waits on it instead of hanging.
-  child.on('exit', (code, signal) => {
-    for (const { reject } of replies.values())
-      reject(new Error(`Tally's ${name} process exited (${signal ?? code})`))
-    replies.clear()
-  })
-  const running = () => child.exitCode === null && child.signalCode === null
-  return {
-    /** The answer to `command`; with null, the child's ready message (within READY_TIMEOUT_MS). */
-    ask<T>(command: Command | null): Promise<T> {
-      return new Promise((resolve, reject) => {
-        if (!running()) return reject(new Error(`Tally's ${name} process is not running`))
-        const id = command ? nextId++ : 0
-        const timer = command
-          ? undefined
-          : setTimeout(() => {
-              replies.delete(id)
-              child.kill()
-              reject(new Error(`Tally's ${name} process was not ready within ${READY_TIMEOUT_MS / 1000} s`))
-            }, READY_TIMEOUT_MS)
-        const settle = (finish: () => void) => {
-          clearTimeout(timer)
-          finish()
-        }
-        replies.set(id, {
-          resolve: (m) => settle(() => resolve(m as T)),
-          reject: (e) => settle(() => reject(e)),
-        })
-        if (command) child.send({ ...command, id })
-      })
-    },
-    async stop(): Promise<void> {
-      if (!running()) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.send({ cmd: 'stop', id: nextId++ })
-      await exited
-    },
-    kill: () => running() && child.kill(),
-    pid: child.pid as number,
-  }
+  return askableChild<Command>(new URL('./ingest-child.ts', import.meta.url).pathname, [role], env, name)
 }
 
 export interface Load {

@@ -29,7 +29,7 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import { createFairShare } from '../services/shared/clickhouse/priority.ts'
-import { cpuSeconds, descendantPids, portOwner } from './processes.ts'
+import { askableChild, cpuSeconds, descendantPids, portOwner } from './processes.ts'
 import { generateSessions, sessionId } from './sessions-data.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 45)
@@ -59,7 +59,6 @@ const SEED_SCORES = 2_000
 const MAX_QUEUED = 4_000
 const TARGET_RATE = 2_000
 const TARGET_RATIO = 1.1
-const READY_TIMEOUT_MS = Number(process.env.BENCH_READY_TIMEOUT_MS ?? 180_000)
 const LAND_TIMEOUT_MS = 60_000
 const KAFKA = Boolean(process.env.KAFKA_BROKERS)
 
@@ -214,63 +213,9 @@ async function serve(role: Role) {
   reply({ id: 0, url: tally.url, key: tally.key, org, describe: tally.engines.clickhouse?.describe })
 }
 
-/** A Tally child process and its IPC questions (answers matched by id). */
+/** A Tally child process of this bench (this file with `--serve`). */
 function startChild(role: Role, env: NodeJS.ProcessEnv) {
-  // BENCH_CHILD_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to Tally's processes only.
-  const childArgs = process.env.BENCH_CHILD_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', role], {
-    env,
-    stdio: 'inherit',
-    execArgv: [...process.execArgv, ...childArgs],
-  })
-  const replies = new Map<number, { resolve: (m: never) => void; reject: (e: Error) => void }>()
-  let nextId = 1
-  child.on('message', (m: { id: number }) => {
-    replies.get(m.id)?.resolve(m as never)
-    replies.delete(m.id)
-  })
-  // A child that dies (a failed start, a crash) fails whatever waits on it instead of hanging.
-  child.on('exit', (code, signal) => {
-    for (const { reject } of replies.values())
-      reject(new Error(`Tally's ${role} process exited (${signal ?? code})`))
-    replies.clear()
-  })
-  const running = () => child.exitCode === null && child.signalCode === null
-  return {
-    /** The answer to `command`; with null, the child's ready message (within READY_TIMEOUT_MS). */
-    ask<T>(command: Command | null): Promise<T> {
-      return new Promise((resolve, reject) => {
-        if (!running()) return reject(new Error(`Tally's ${role} process is not running`))
-        const id = command ? nextId++ : 0
-        const timer = command
-          ? undefined
-          : setTimeout(() => {
-              replies.delete(id)
-              child.kill()
-              reject(new Error(`Tally's ${role} process was not ready within ${READY_TIMEOUT_MS / 1000} s`))
-            }, READY_TIMEOUT_MS)
-        replies.set(id, {
-          resolve: (m) => {
-            clearTimeout(timer)
-            resolve(m as T)
-          },
-          reject: (e) => {
-            clearTimeout(timer)
-            reject(e)
-          },
-        })
-        if (command) child.send({ ...command, id })
-      })
-    },
-    async stop(): Promise<void> {
-      if (!running()) return
-      const exited = new Promise((r) => child.once('exit', r))
-      child.send({ cmd: 'stop', id: nextId++ })
-      await exited
-    },
-    kill: () => running() && child.kill(),
-    pid: child.pid as number,
-  }
+  return askableChild<Command>(new URL(import.meta.url).pathname, ['--serve', role], env, role)
 }
 
 // ---------------------------------------------------------------------------------------------
