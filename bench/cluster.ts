@@ -123,7 +123,7 @@ async function startNodes(dir: string, shards: 1 | 2): Promise<Nodes> {
     return {
       env: {
         CLICKHOUSE_URL: first.url,
-        // Callers' SQL is refused on a cluster (docs/operations.md).
+        // The bench asks no callers' SQL.
         CLICKHOUSE_SQL_URL: '',
         TALLY_CLICKHOUSE_CLUSTER: 'tally_bench',
         TALLY_CLICKHOUSE_CLUSTER_NODES: `${first.url},${second.url}`,
