@@ -3,15 +3,13 @@ import { ClickHouseLogLevel, createClient } from '@clickhouse/client'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrganizationRepo } from '../../services/api/admin/repo.ts'
-import { buildApp } from '../../services/api/app.ts'
-import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
 import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
 import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
 import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
-import { openScratch } from '../../services/shared/scratch.ts'
 import { apiAs, type Caller, callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestTally } from '../support/harness.ts'
+import { secondApi } from '../support/second-api.ts'
 import { waitFor } from '../support/wait.ts'
 
 const ADMIN_KEY = `tally-admin-${randomUUID()}`
@@ -193,27 +191,7 @@ describe("an organization's own retention (PATCH /admin/v1/organizations/{id})",
   it('answers 503 with Retry-After, changing nothing, while a migration holds the lock past its wait', async () => {
     const org = await createOrganization()
     // The API as production composes it, but with a keeper that waits 300 ms for the lock.
-    const log = pino({ level: 'silent' })
-    const scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
-    const app = await buildApp({
-      config: tally.config,
-      log,
-      sql: tally.sql,
-      clickhouse: tally.clickhouse,
-      blobs: tally.blobs,
-      publisher: tally.publisher,
-      rateLimiter: createMemoryRateLimiter(),
-      readiness: [],
-      sqlAccess: { unavailable: 'not needed here' },
-      scratch,
-      retention: retentionKeeper(
-        tally.sql,
-        { client: tally.clickhouse, layout: SINGLE_NODE },
-        undefined,
-        log,
-        300,
-      ),
-    })
+    const app = await secondApi(tally, tally.sql, 300)
     // Another process migrating ClickHouse: the lock held on a connection of its own meanwhile.
     const holder = await tally.sql.reserve()
     try {
@@ -232,7 +210,6 @@ describe("an organization's own retention (PATCH /admin/v1/organizations/{id})",
       await holder`select pg_advisory_unlock(${CLICKHOUSE_MIGRATION_LOCK})`
       holder.release()
       await app.close()
-      await scratch.close()
     }
     // Free again: the same change goes through.
     expect((await adminApi.patch(`/admin/v1/organizations/${org.id}`, { retention_days: 3 })).status).toBe(

@@ -3,14 +3,9 @@ import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildApp } from '../../services/api/app.ts'
-import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
-import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
-import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
-import { createLogger } from '../../services/shared/logger.ts'
-import { openScratch } from '../../services/shared/scratch.ts'
 import { callApi } from '../support/api.ts'
 import { engines, startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
+import { secondApi } from '../support/second-api.ts'
 import { waitFor } from '../support/wait.ts'
 import { promptClient, sampleBody } from './client.ts'
 
@@ -21,31 +16,9 @@ beforeAll(async () => {
 afterAll(() => tally?.close())
 
 /** A second API process in all that matters here: its own Postgres pool, LISTEN connection and cache. */
-async function secondApi(): Promise<{ app: FastifyInstance; sql: postgres.Sql }> {
+async function secondProcess(): Promise<{ app: FastifyInstance; sql: postgres.Sql }> {
   const sql = postgres(engines().postgresUrl, { max: 4, onnotice: () => {}, transform: { undefined: null } })
-  const log = createLogger(tally.config, 'second-api')
-  const scratch = await openScratch(tally.config.TALLY_DATA_DIR, log)
-  const app = await buildApp({
-    config: tally.config,
-    log,
-    sql,
-    clickhouse: tally.clickhouse,
-    blobs: tally.blobs,
-    publisher: tally.publisher,
-    rateLimiter: createMemoryRateLimiter(),
-    readiness: [],
-    sqlAccess: { unavailable: 'not needed here' },
-    scratch,
-    retention: retentionKeeper(
-      sql,
-      { client: tally.clickhouse, layout: SINGLE_NODE },
-      undefined,
-      log,
-      60_000,
-    ),
-  })
-  app.addHook('onClose', () => scratch.close())
-  return { app, sql }
+  return { app: await secondApi(tally, sql), sql }
 }
 
 const objectsOf = (org: TestOrg) =>
@@ -83,7 +56,7 @@ describe('the look-up cache', () => {
   it('answers this process with the change at once and another process within moments', async () => {
     const org = await tally.newOrg()
     const api = promptClient(tally, org)
-    const second = await secondApi()
+    const second = await secondProcess()
     try {
       const { id, versionId: v10 } = await api.create()
       const v11 = await api.version(id, v10, false)
@@ -155,7 +128,7 @@ describe('server-side failures', () => {
   it('answer 500 with the messages the spec fixes, and nothing internal', async () => {
     const org = await tally.newOrg()
     const { id } = await promptClient(tally, org).create()
-    const second = await secondApi()
+    const second = await secondProcess()
     const call = (url: string, body: object) => callApi(second.app, 'POST', url, { as: org, body })
     try {
       // Authenticates once while Postgres is there; the key stays cached.

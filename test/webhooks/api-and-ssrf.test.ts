@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import postgres from 'postgres'
 import { describe, expect, it } from 'vitest'
-import { buildApp } from '../../services/api/app.ts'
-import { createMemoryRateLimiter } from '../../services/api/http/rate-limiter.ts'
-import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
-import { retentionKeeper } from '../../services/shared/clickhouse/retention.ts'
-import { createLogger } from '../../services/shared/logger.ts'
 import type { Sql } from '../../services/shared/postgres.ts'
-import { openScratch } from '../../services/shared/scratch.ts'
 import { apiAs } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
 import type { TestOrg } from '../support/harness.ts'
+import { secondApi } from '../support/second-api.ts'
 import { waitFor } from '../support/wait.ts'
 import { createWebhook, deliveriesOf, storeWebhook } from './support/api.ts'
 import { webhookSuite } from './support/suite.ts'
@@ -277,33 +272,12 @@ async function apiWhoseKeyReadComesAfter(before: () => PromiseLike<unknown>) {
       return Reflect.apply(target, self, args)
     },
   }) as Sql
-  const log = createLogger(config, 'second-api')
-  const scratch = await openScratch(config.TALLY_DATA_DIR, log)
-  const app = await buildApp({
-    config,
-    log,
-    sql,
-    clickhouse: suite.tally.clickhouse,
-    blobs: suite.tally.blobs,
-    publisher: suite.tally.publisher,
-    rateLimiter: createMemoryRateLimiter(),
-    readiness: [],
-    sqlAccess: { unavailable: 'not needed here' },
-    scratch,
-    retention: retentionKeeper(
-      sql,
-      { client: suite.tally.clickhouse, layout: SINGLE_NODE },
-      undefined,
-      log,
-      60_000,
-    ),
-  })
+  const app = await secondApi(suite.tally, sql)
   return {
     app,
     interleaved: () => interleaved,
     async close() {
       await app.close()
-      await scratch.close()
       await pool.end()
     },
   }
