@@ -20,6 +20,10 @@ import { scoreRow } from '../support/scores.ts'
 import { waitFor } from '../support/wait.ts'
 
 const DAY = 86_400_000
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY)
+/** A request of `organization_id` sent and completed `days` days ago, in session `session_id`. */
+const agedEvent = (organization_id: string, days: number, session_id = `s${days}`) =>
+  sampleEvent({ organization_id, created_at: daysAgo(days), completed_at: daysAgo(days), session_id })
 const TABLES = [
   REQUEST_TABLE,
   'session_hours',
@@ -77,9 +81,7 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
 
   it('deletes stored requests, and their session hours, older than the days; keeps the rest; a late expired one too', async () => {
     const org = randomUUID()
-    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
-    const event = (daysAgo: number, session_id: string) =>
-      sampleEvent({ organization_id: org, created_at: at(daysAgo), completed_at: at(daysAgo), session_id })
+    const event = (days: number, session_id: string) => agedEvent(org, days, session_id)
     // Stored while nothing is limited.
     const before = [event(45, 'old'), event(31, 'old'), event(29, 'kept'), event(1, 'kept')]
     await ch.client.insert({ table: REQUEST_TABLE, values: before.map(toRow), format: 'JSONEachRow' })
@@ -163,21 +165,13 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
   it("keeps each organization's own days where it has them, the instance's elsewhere, in every table", async () => {
     const [short, long, usual] = [randomUUID(), randomUUID(), randomUUID()]
     const ages = [3, 10, 40, 400]
-    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
     const chTime = (date: Date) => date.toISOString().replace('T', ' ').replace('Z', '')
     for (const org of [short, long, usual]) {
-      const events = ages.map((age) =>
-        sampleEvent({
-          organization_id: org,
-          created_at: at(age),
-          completed_at: at(age),
-          session_id: `s${age}`,
-        }),
-      )
+      const events = ages.map((age) => agedEvent(org, age))
       await ch.client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
       await ch.client.insert({
         table: SCORE_TABLE,
-        values: ages.map((age) => scoreRow(org, {}, chTime(at(age)))),
+        values: ages.map((age) => scoreRow(org, {}, chTime(daysAgo(age)))),
         format: 'JSONEachRow',
       })
     }
@@ -228,15 +222,7 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
 
   it('at the most days it takes, deletes nothing recent: the TTL stays clear of DateTime’s end in 2106', async () => {
     const org = randomUUID()
-    const at = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY)
-    const events = [0, 1, 400, 5_000].map((age) =>
-      sampleEvent({
-        organization_id: org,
-        created_at: at(age),
-        completed_at: at(age),
-        session_id: `s${age}`,
-      }),
-    )
+    const events = [0, 1, 400, 5_000].map((age) => agedEvent(org, age))
     await ch.client.insert({ table: REQUEST_TABLE, values: events.map(toRow), format: 'JSONEachRow' })
     const other = randomUUID()
     for (const policy of [
@@ -252,13 +238,7 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     // A row as old as the days (and one day more) goes, as any other would.
     await ch.client.insert({
       table: REQUEST_TABLE,
-      values: [
-        sampleEvent({
-          organization_id: other,
-          created_at: at(MAX_RETENTION_DAYS + 1),
-          completed_at: at(MAX_RETENTION_DAYS + 1),
-        }),
-      ].map(toRow),
+      values: [agedEvent(other, MAX_RETENTION_DAYS + 1)].map(toRow),
       format: 'JSONEachRow',
     })
     await applyRetention(target, days(MAX_RETENTION_DAYS), log)
