@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { metric } from '../support/metrics.ts'
@@ -8,8 +9,12 @@ import { metric } from '../support/metrics.ts'
 let tally: TestTally
 let org: TestOrg
 const APP = 'https://app.example.com'
+const ADMIN_KEY = `tally-admin-${randomUUID()}`
+const admin = { authorization: `Bearer ${ADMIN_KEY}` }
 beforeAll(async () => {
-  tally = await startTestTally({ env: { TALLY_CORS_ORIGINS: `${APP}, https://admin.example.com` } })
+  tally = await startTestTally({
+    env: { TALLY_CORS_ORIGINS: `${APP}, https://admin.example.com`, TALLY_ADMIN_API_KEY: ADMIN_KEY },
+  })
   org = await tally.newOrg()
 })
 afterAll(() => tally?.close())
@@ -46,7 +51,10 @@ describe('methods, media types and authentication', () => {
         payload: '{"model":"m"}',
       })
       expect(res.statusCode).toBe(415)
-      expect(res.json()).toEqual({ data: null, error: 'Content-Type: must be application/json' })
+      expect(res.json()).toEqual({
+        data: null,
+        error: `Content-Type: must be application/json, got ${JSON.stringify(type)}`,
+      })
     }
   })
 
@@ -55,6 +63,108 @@ describe('methods, media types and authentication', () => {
       const res = await tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers })
       expect(res.statusCode).toBe(401)
       expect(res.headers['www-authenticate']).toBe('Bearer')
+    }
+  })
+})
+
+describe('JSON bodies are application/json: any other media type is a 415 that changes nothing', () => {
+  // [Content-Type or undefined for none, the answer's error]
+  const REFUSED: [string | undefined, string][] = [
+    ['text/plain', 'Content-Type: must be application/json, got "text/plain"'],
+    ['text/plain; charset=utf-8', 'Content-Type: must be application/json, got "text/plain; charset=utf-8"'],
+    // A +json type means other semantics than the route's (RFC 6902 operations, RFC 7396 merge).
+    [
+      'application/json-patch+json',
+      'Content-Type: must be application/json, got "application/json-patch+json"',
+    ],
+    [
+      'application/merge-patch+json',
+      'Content-Type: must be application/json, got "application/merge-patch+json"',
+    ],
+    [
+      'application/x-www-form-urlencoded',
+      'Content-Type: must be application/json, got "application/x-www-form-urlencoded"',
+    ],
+    [undefined, 'Content-Type: is missing; a body must be application/json'],
+  ]
+  const retentionOf = async (id: string) =>
+    (
+      await tally.sql<
+        { retention_days: number | null }[]
+      >`select retention_days from organizations where id = ${id}`
+    )[0]?.retention_days
+
+  it("refuses them on the admin PATCH /admin/v1/organizations/{id}: the retention stays the instance's", async () => {
+    const url = `/admin/v1/organizations/${org.organizationId}`
+    for (const [type, error] of REFUSED) {
+      const res = await tally.app.inject({
+        method: 'PATCH',
+        url,
+        headers: { ...admin, ...(type === undefined ? {} : { 'content-type': type }) },
+        payload: type?.includes('json-patch')
+          ? '[{"op":"replace","path":"/retention_days","value":7}]'
+          : '{"retention_days":7}',
+      })
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(415)
+      expect(res.json(), String(type)).toEqual({ data: null, error })
+      expect(await retentionOf(org.organizationId)).toBeNull()
+    }
+    // What a browser's or Node's fetch sends for a string body: text/plain;charset=UTF-8.
+    const fetched = await fetch(`${tally.url}${url}`, {
+      method: 'PATCH',
+      headers: admin,
+      body: '{"retention_days":7}',
+    })
+    expect(fetched.status).toBe(415)
+    expect(await fetched.json()).toEqual({
+      data: null,
+      error: 'Content-Type: must be application/json, got "text/plain;charset=UTF-8"',
+    })
+    expect(await retentionOf(org.organizationId)).toBeNull()
+  })
+
+  it("refuses them on an organization's POST /v1/webhooks: no webhook is made", async () => {
+    for (const [type, error] of REFUSED) {
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: { ...org.headers, ...(type === undefined ? {} : { 'content-type': type }) },
+        payload: '{"destination":"https://example.com/hook"}',
+      })
+      expect(res.statusCode, `${type}: ${res.body}`).toBe(415)
+      expect(res.json(), String(type)).toEqual({ data: null, error })
+    }
+    const listed = await tally.app.inject({ method: 'GET', url: '/v1/webhooks', headers: org.headers })
+    expect(listed.json()).toEqual({ data: [], error: null })
+  })
+
+  it('takes application/json in any letter case, with parameters such as charset', async () => {
+    const other = await tally.newOrg()
+    const url = `/admin/v1/organizations/${other.organizationId}`
+    try {
+      for (const [type, days] of [
+        ['application/json; charset=utf-8', 7],
+        ['APPLICATION/JSON', 14],
+        ['Application/Json; Charset=UTF-8', null],
+      ] as const) {
+        const res = await tally.app.inject({
+          method: 'PATCH',
+          url,
+          headers: { ...admin, 'content-type': type },
+          payload: JSON.stringify({ retention_days: days }),
+        })
+        expect(res.statusCode, `${type}: ${res.body}`).toBe(200)
+        expect(res.json().data).toMatchObject({ id: other.organizationId, retention_days: days })
+        expect(await retentionOf(other.organizationId)).toBe(days)
+      }
+    } finally {
+      // Other test files' starts read every organization's own days: leave none behind.
+      await tally.app.inject({
+        method: 'PATCH',
+        url,
+        headers: { ...admin, 'content-type': 'application/json' },
+        payload: '{"retention_days":null}',
+      })
     }
   })
 })

@@ -27,8 +27,20 @@ function describeValidation(context: string | undefined, items: ValidationItem[]
 const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'body: is not valid JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, message: 'body: is larger than this endpoint accepts' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type: must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length: does not match the body' },
+}
+
+/**
+ * The 415 of a body that is not JSON: its Content-Type missing, or another media type. JSON is
+ * application/json alone (any letter case, parameters such as charset=utf-8 allowed): a +json
+ * type such as application/json-patch+json means other semantics than the route's, so it is
+ * refused rather than read as its plain document. The OTLP routes take their own types (otlp/).
+ */
+function unsupportedMediaType(request: FastifyRequest): string {
+  const given = request.headers['content-type'] ?? ''
+  return given.trim() === ''
+    ? 'Content-Type: is missing; a body must be application/json'
+    : `Content-Type: must be application/json, got ${JSON.stringify(given.slice(0, 80))}`
 }
 
 /** One error handler for the whole API: every failure leaves as `{ data: null, error }`. */
@@ -53,6 +65,8 @@ export function installErrorHandling(
         .code(400)
         .send({ data: null, error: describeValidation(err.validationContext, err.validation) })
     }
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return reply.code(415).send({ data: null, error: unsupportedMediaType(request) })
     const known = err.code ? CLIENT_ERRORS[err.code] : undefined
     if (known) return reply.code(known.status).send({ data: null, error: known.message })
     if (isResponseSerializationError(err)) {
