@@ -1,8 +1,9 @@
 // npm run bench:metrics — POST /v1/metrics/query and keyset paging of POST /v1/request/query over
 // the requests bench:sessions generates (10M by default, 2 organizations; BENCH_METRICS_REQUESTS
 // for fewer), each case beside its ceiling: the same SQL run directly on the same ClickHouse by the
-// same process. The data is generated once into .tally/bench-sessions (shared with bench:sessions;
-// BENCH_SESSIONS_DIR overrides) and reused. Loopback only; bounded per case.
+// same process. The data is bench:sessions' own (sessions-data.ts, ensureBenchSessions), generated
+// once into .tally/bench-sessions (shared with bench:sessions; BENCH_SESSIONS_DIR overrides) and
+// reused. Loopback only; bounded per case.
 import { chmodSync, mkdirSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { resolve } from 'node:path'
@@ -18,15 +19,12 @@ import { loadConfig } from '../services/shared/config.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { createShutdown } from '../services/shared/shutdown.ts'
 import { startTally } from '../services/standalone/compose.ts'
-import { generateSessions } from './sessions-data.ts'
+import { BENCH_ORGS, BENCH_REQUESTS, BENCH_WINDOW, ensureBenchSessions } from './sessions-data.ts'
 
-const REQUESTS = Number(process.env.BENCH_METRICS_REQUESTS ?? 10_000_000)
-const CHUNK = 1_000_000
-const ORGS = ['5e551015-0000-4000-8000-000000000001', '5e551015-0000-4000-8000-000000000002']
-const ORG = ORGS[0] as string
-const START = Date.UTC(2026, 9, 2)
+const REQUESTS = Number(process.env.BENCH_METRICS_REQUESTS ?? BENCH_REQUESTS)
+const ORG = BENCH_ORGS[0] as string
 const DAY = 86_400_000
-const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
+const WINDOW = BENCH_WINDOW
 const RUNS = 15
 const CASE_BUDGET_MS = 45_000
 const PAGE = 100
@@ -60,7 +58,7 @@ const sql = started.engines.postgres?.sql
 const clickhouse = started.engines.clickhouse?.client
 if (!started.url || !sql || !clickhouse) throw new Error('tally did not start its API')
 
-const rows = await ensureData(clickhouse)
+const rows = await ensureBenchSessions(clickhouse, dataDir, undefined, REQUESTS)
 await ensureRollup(clickhouse)
 await sql`insert into organizations (id, name) values (${ORG}, 'bench sessions') on conflict do nothing`
 const { secret } = await createApiKeyRepo(sql).create({ organizationId: ORG, name: 'bench', role: 'admin' })
@@ -264,50 +262,6 @@ async function orgRows(): Promise<number> {
     { org: ORG },
   )
   return Number(row?.n)
-}
-
-async function ensureData(client: ClickHouseClient): Promise<number> {
-  const count = async () => {
-    const rs = await client.query({
-      query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
-      query_params: { orgs: ORGS },
-      format: 'JSONEachRow',
-    })
-    return Number((await rs.json<{ n: number }>())[0]?.n)
-  }
-  let have = await count()
-  if (have < REQUESTS) {
-    console.log(
-      `generating ${REQUESTS.toLocaleString()} requests into ${dataDir} (once; reused by later runs)`,
-    )
-    const t = Date.now()
-    have -= have % 10
-    for (let first = have; first < REQUESTS; first += CHUNK) {
-      const n = Math.min(CHUNK, REQUESTS - first)
-      await generateSessions(client, {
-        organizations: ORGS,
-        requests: n,
-        perSession: 10,
-        startMs: START,
-        days: 30,
-        first,
-      })
-      console.log(`  ${(first + n).toLocaleString()} rows, ${((Date.now() - t) / 1000).toFixed(0)} s`)
-    }
-    console.log(`  generated in ${((Date.now() - t) / 1000).toFixed(0)} s`)
-  }
-  // The steady state: merged parts, as bench:sessions measures.
-  const rs = await client.query({
-    query: `SELECT count() > uniqExact(partition) AS unmerged FROM system.parts
-            WHERE active AND database = currentDatabase() AND table = 'request_response_rmt'`,
-    format: 'JSONEachRow',
-  })
-  if ((await rs.json<{ unmerged: number }>())[0]?.unmerged) {
-    const t = Date.now()
-    await client.command({ query: 'OPTIMIZE TABLE request_response_rmt FINAL' })
-    console.log(`  merged request_response_rmt in ${((Date.now() - t) / 1000).toFixed(0)} s`)
-  }
-  return count()
 }
 
 function percentile(values: number[], p: number): number {

@@ -95,29 +95,37 @@ const CHUNK = 1_000_000
 
 /**
  * bench:sessions' data in `client`'s database, generated when missing (resuming an interrupted
- * generation) and merged. On a cluster `nodes` are its nodes: the rows go through the Distributed
- * table, which places each session on its shard, and each node merges its local tables.
+ * generation) and merged; answers how many of its requests the database holds. On a cluster
+ * `nodes` are its nodes: the rows go through the Distributed table, which places each session on
+ * its shard, and each node merges its local tables. `requests` asks for the first requests of the
+ * data set only (bench:metrics' BENCH_METRICS_REQUESTS): the same rows, so a later run asking for
+ * more resumes where it stopped.
  */
 export async function ensureBenchSessions(
   client: ClickHouseClient,
   where: string,
   nodes?: ClickHouseClient[],
-): Promise<void> {
-  const rs = await client.query({
-    query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
-    query_params: { orgs: BENCH_ORGS },
-    format: 'JSONEachRow',
-  })
-  let have = Number((await rs.json<{ n: number }>())[0]?.n)
-  if (have >= BENCH_REQUESTS) return mergeAll(nodes ?? [client], nodes ? '_local' : '')
-  console.log(
-    `generating ${BENCH_REQUESTS.toLocaleString()} requests into ${where} (once; reused by later runs)`,
-  )
+  requests = BENCH_REQUESTS,
+): Promise<number> {
+  const stored = async () => {
+    const rs = await client.query({
+      query: 'SELECT count() AS n FROM request_response_rmt WHERE organization_id IN {orgs:Array(UUID)}',
+      query_params: { orgs: BENCH_ORGS },
+      format: 'JSONEachRow',
+    })
+    return Number((await rs.json<{ n: number }>())[0]?.n)
+  }
+  let have = await stored()
+  if (have >= requests) {
+    await mergeAll(nodes ?? [client], nodes ? '_local' : '')
+    return stored()
+  }
+  console.log(`generating ${requests.toLocaleString()} requests into ${where} (once; reused by later runs)`)
   const t = Date.now()
   // Chunks on session boundaries (10 requests each) resume where an interrupted run stopped.
   have -= have % 10
-  for (let first = have; first < BENCH_REQUESTS; first += CHUNK) {
-    const count = Math.min(CHUNK, BENCH_REQUESTS - first)
+  for (let first = have; first < requests; first += CHUNK) {
+    const count = Math.min(CHUNK, requests - first)
     await generateSessions(client, {
       organizations: BENCH_ORGS,
       requests: count,
@@ -130,6 +138,7 @@ export async function ensureBenchSessions(
   }
   await mergeAll(nodes ?? [client], nodes ? '_local' : '')
   console.log(`  generated and merged in ${((Date.now() - t) / 1000).toFixed(0)} s`)
+  return stored()
 }
 
 /**
