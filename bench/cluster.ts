@@ -224,9 +224,12 @@ async function ingestCase(baseEnv: NodeJS.ProcessEnv, c: IngestCase): Promise<In
     children.push(front)
     const { url, apiKey, org } = await front.ask<{ url: string; apiKey: string; org: string }>(null)
     const back = children[0] as Child
-    const { ceiling } = await back.ask<{ ceiling: number }>({ cmd: 'ceiling', rows: CEILING_ROWS })
+    const { ceiling, json, avro } = await back.ask<{ ceiling: number; json: number; avro: number }>({
+      cmd: 'ceiling',
+      rows: CEILING_ROWS,
+    })
     console.log(
-      `raw client.insert ceiling: ${Math.round(ceiling)} rows/s (${CEILING_ROWS} rows, 5,000 per insert)`,
+      `raw insert ceiling: ${Math.round(ceiling)} rows/s, the higher of JSONCompactEachRow ${Math.round(json)} and Avro ${Math.round(avro)} (${CEILING_ROWS} rows, 5,000 per insert)`,
     )
 
     const cpuProcesses: [string, number][] = [['API', front.pid]]

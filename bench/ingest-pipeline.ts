@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { finished } from 'node:stream/promises'
 import { Pool } from 'undici'
 import { askableChild, cpuSeconds } from './processes.ts'
 import { UNLIMITED } from './tally.ts'
@@ -68,7 +70,11 @@ export async function serve(role: Role) {
   const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
   const { toRequestEvent } = await import('../services/api/requests/intake.ts')
   const { loadPriceTable } = await import('../services/api/requests/prices.ts')
-  const { INSERT_COLUMNS, toCompactRow } = await import('../services/shared/clickhouse/request-table.ts')
+  const { AVRO_INSERT, INSERT_COLUMNS, toCompactRow } = await import(
+    '../services/shared/clickhouse/request-table.ts'
+  )
+  const { loadRequestCodec } = await import('../services/shared/events/codec.ts')
+  const { avroContainer } = await import('../services/ingest/avro-container.ts')
 
   const dataDir = process.env.BENCH_DATA_DIR as string
   const run = process.env.BENCH_RUN as string
@@ -116,25 +122,47 @@ export async function serve(role: Role) {
   process.on('message', async ({ id, ...m }: Command & { id: number }) => {
     const send = (answer: object) => reply({ id, ...answer })
     if (m.cmd === 'ceiling') {
-      // The same rows the pipeline writes, inserted straight through client.insert.
+      // The same rows the pipeline writes, inserted straight into ClickHouse, in both formats:
+      // JSONCompactEachRow rows (what the consumer wrote until 2026-11-27) and the Avro container
+      // of the events' records the consumer writes now, each encoded before the clock starts. The
+      // higher of the two is the ceiling.
       const prices = loadPriceTable()
       const ceilingOrg = crypto.randomUUID() // ClickHouse keeps no organizations: any id will do
-      const rows = Array.from({ length: 5_000 }, (_, i) =>
-        toCompactRow(toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices)),
+      const events = Array.from({ length: 5_000 }, (_, i) =>
+        toRequestEvent({ status: 200, cached: false, ...event(i) }, ceilingOrg, prices),
       )
-      const started = performance.now()
-      for (let done = 0; done < m.rows; done += rows.length) {
-        // request_id is the second column; the same format and columns as the consumer's inserts.
-        const chunk = rows.map((r) => r.with(1, crypto.randomUUID()))
-        await ch.insert({
+      const rows = events.map(toCompactRow)
+      const chunks = Math.ceil(m.rows / rows.length)
+      const timed = async (insert: (chunk: number) => Promise<unknown>) => {
+        const started = performance.now()
+        for (let chunk = 0; chunk < chunks; chunk++) await insert(chunk)
+        return (chunks * rows.length) / ((performance.now() - started) / 1000)
+      }
+      // request_id is the second column; the same format and columns as the consumer's inserts.
+      const jsonChunks = Array.from({ length: chunks }, () => rows.map((r) => r.with(1, crypto.randomUUID())))
+      const json = await timed((chunk) =>
+        ch.insert({
           table: 'request_response_rmt',
           columns: [...INSERT_COLUMNS],
-          values: chunk,
+          values: jsonChunks[chunk] as unknown[][],
           format: 'JSONCompactEachRow',
+        }),
+      )
+      jsonChunks.length = 0
+      const codec = await loadRequestCodec()
+      const container = avroContainer(codec.schema)
+      const files = Array.from({ length: chunks }, () =>
+        container.frame(events.map((e) => codec.body({ ...e, request_id: crypto.randomUUID() }))),
+      )
+      const avro = await timed(async (chunk) => {
+        const { stream } = await ch.exec({
+          query: AVRO_INSERT,
+          values: Readable.from([files[chunk] as Buffer]),
         })
-      }
-      const seconds = (performance.now() - started) / 1000
-      send({ ceiling: m.rows / seconds, bytes: JSON.stringify(rows[0]).length })
+        stream.resume()
+        await finished(stream)
+      })
+      send({ ceiling: Math.max(json, avro), json, avro, bytes: JSON.stringify(rows[0]).length })
     } else if (m.cmd === 'count') send({ count: await count(m.org) })
     else if (m.cmd === 'found') {
       const rs = await ch.query({

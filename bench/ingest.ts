@@ -22,7 +22,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
 // Offered load in events/s (the POSTs are paced to it); unset: as fast as the API accepts.
 const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined
-const CEILING_ROWS = 200_000
+const CEILING_ROWS = Number(process.env.BENCH_CEILING_ROWS ?? 200_000)
 const TARGET_RATE = 10_000
 const TARGET_SHARE = 0.5
 const TARGET_P99_MS = 2_000
@@ -50,12 +50,14 @@ async function drive(baseEnv: NodeJS.ProcessEnv) {
     const { url, apiKey, org } = await front.ask<{ url: string; apiKey: string; org: string }>(null)
     const ask = back.ask
 
-    const { ceiling, bytes } = await ask<{ ceiling: number; bytes: number }>({
-      cmd: 'ceiling',
-      rows: CEILING_ROWS,
-    })
+    const { ceiling, json, avro, bytes } = await ask<{
+      ceiling: number
+      json: number
+      avro: number
+      bytes: number
+    }>({ cmd: 'ceiling', rows: CEILING_ROWS })
     console.log(
-      `raw client.insert ceiling: ${Math.round(ceiling)} rows/s (${CEILING_ROWS} rows of ~${bytes} B, 5,000 per insert)`,
+      `raw insert ceiling: ${Math.round(ceiling)} rows/s, the higher of JSONCompactEachRow ${Math.round(json)} and Avro ${Math.round(avro)} (${CEILING_ROWS} rows of ~${bytes} B as JSON, 5,000 per insert)`,
     )
 
     const rss: number[] = [await rssAll()]

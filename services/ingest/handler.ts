@@ -1,13 +1,24 @@
+import { Readable } from 'node:stream'
+import { finished } from 'node:stream/promises'
 import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from '../shared/clickhouse/annotation-tables.ts'
 import type { ClickHouseClient } from '../shared/clickhouse/client.ts'
 import { isClickHouseUnavailable } from '../shared/clickhouse/errors.ts'
-import { INSERT_COLUMNS, REQUEST_TABLE, toCompactRow } from '../shared/clickhouse/request-table.ts'
+import {
+  AVRO_INSERT,
+  INSERT_COLUMNS,
+  REQUEST_TABLE,
+  toCompactRow,
+} from '../shared/clickhouse/request-table.ts'
 import type { DeletedOrganizations } from '../shared/deleted-organizations.ts'
+import type { RecordCodec } from '../shared/events/codec.ts'
 import { isAnnotation, type TallyEvent } from '../shared/events/event.ts'
 import type { EventHandler } from '../shared/events/handler.ts'
+import type { RequestEvent } from '../shared/events/request-event.ts'
 import type { Logger } from '../shared/logger.ts'
 import { counter, histogram } from '../shared/metrics.ts'
+import { TIME_RANGE } from '../shared/timestamp.ts'
 import { PROPERTY_UPDATE_COLUMNS, propertyUpdateRow, SCORE_COLUMNS, scoreRow } from './annotation-tables.ts'
+import { avroContainer } from './avro-container.ts'
 import { createDeletionSweeper, type DeletionSweeper } from './sweeper.ts'
 
 const written = counter(
@@ -71,18 +82,62 @@ function rowErrorReason(err: unknown): string | undefined {
   return `clickhouse ${name} (code ${code}): ${detail}`
 }
 
+const inTimeRange = (time: Date) => {
+  const ms = time.getTime()
+  return ms >= TIME_RANGE.minMs && ms <= TIME_RANGE.maxMs
+}
+
 /**
- * Writes each batch's requests to request_response_rmt in one insert, and its scores and
- * after-the-fact properties to their tables (annotation-tables.ts). A re-ingested request has the same
- * sorting key, so ReplacingMergeTree keeps one row; queries read with FINAL until merges catch up.
- * Events of deleted organizations are dropped (and what may have been written of them is swept).
+ * Writes request events as they travel on the topic: their Avro records, the bytes each was
+ * decoded from, framed as one container (no row is built, serialised nor parsed as text), in one
+ * insert. ClickHouse's Avro reader stores a time beyond DateTime64's range as 9999-12-31 where
+ * its text reader refuses it (measured on 26.7): events with such a time — only ever on the
+ * topic from a producer older than the intake's bounds — are written as JSON rows instead, so
+ * that ClickHouse's refusal dead-letters them as before.
+ */
+function createRequestWriter(client: ClickHouseClient, codec: RecordCodec<RequestEvent>) {
+  const container = avroContainer(codec.schema)
+  return async (events: RequestEvent[]) => {
+    const bodies: Buffer[] = []
+    const rows: unknown[][] = []
+    for (const e of events) {
+      if (inTimeRange(e.created_at) && inTimeRange(e.completed_at)) bodies.push(codec.body(e))
+      else rows.push(toCompactRow(e))
+    }
+    if (bodies.length > 0) {
+      const { stream } = await client.exec({
+        query: AVRO_INSERT,
+        values: Readable.from([container.frame(bodies)]),
+      })
+      // An insert answers with an empty body: read to its end, so the connection is reused.
+      stream.resume()
+      await finished(stream)
+    }
+    if (rows.length > 0)
+      await client.insert({
+        table: REQUEST_TABLE,
+        columns: [...INSERT_COLUMNS],
+        values: rows,
+        format: 'JSONCompactEachRow',
+      })
+  }
+}
+
+/**
+ * Writes each batch's requests to request_response_rmt in one insert (createRequestWriter), and
+ * its scores and after-the-fact properties to their tables (annotation-tables.ts). A re-ingested
+ * request has the same sorting key, so ReplacingMergeTree keeps one row; queries read with FINAL
+ * until merges catch up. Events of deleted organizations are dropped (and what may have been
+ * written of them is swept).
  */
 export function createIngestHandler(
   client: ClickHouseClient,
   log: Logger,
   deletions: DeletedOrganizations,
+  codec: RecordCodec<RequestEvent>,
   sweeper: DeletionSweeper = createDeletionSweeper(client, deletions, log),
 ): EventHandler {
+  const writeRequests = createRequestWriter(client, codec)
   async function write(batch: TallyEvent[]): Promise<void> {
     const deleted = await deletions.among(batch.map((e) => e.organization_id))
     const events = deleted.size === 0 ? batch : batch.filter((e) => !deleted.has(e.organization_id))
@@ -93,11 +148,11 @@ export function createIngestHandler(
     if (events.length === 0) return
     // Before the insert: one that fails may still have written.
     sweeper.writes(new Set(events.map((e) => e.organization_id)))
-    const requests = []
+    const requests: RequestEvent[] = []
     const scores = []
     const properties = []
     for (const e of events) {
-      if (!isAnnotation(e)) requests.push(toCompactRow(e))
+      if (!isAnnotation(e)) requests.push(e)
       else if (e.kind === 'score') scores.push(scoreRow(e))
       else properties.push(propertyUpdateRow(e))
     }
@@ -105,13 +160,7 @@ export function createIngestHandler(
     try {
       // Each table's rows are replaced by a later write of the same key, so a batch retried after
       // one of these inserts succeeded writes those rows again harmlessly.
-      if (requests.length > 0)
-        await client.insert({
-          table: REQUEST_TABLE,
-          columns: [...INSERT_COLUMNS],
-          values: requests,
-          format: 'JSONCompactEachRow',
-        })
+      if (requests.length > 0) await writeRequests(requests)
       if (scores.length > 0)
         await client.insert({
           table: SCORE_TABLE,

@@ -1,5 +1,6 @@
 import { startRollupBuilder } from '../shared/clickhouse/request-hours.ts'
 import { createDeletedOrganizations } from '../shared/deleted-organizations.ts'
+import { loadRequestCodec } from '../shared/events/codec.ts'
 import { type ConsumerRole, needed } from '../shared/process/role.ts'
 import { createIngestHandler } from './handler.ts'
 import { createDeletionSweeper } from './sweeper.ts'
@@ -38,6 +39,6 @@ export const ingestRole: ConsumerRole = {
       },
     })
     shutdown.add('metrics rollup builder', () => rollup.stop())
-    return createIngestHandler(clickhouse, log, deletions, sweeper)
+    return createIngestHandler(clickhouse, log, deletions, await loadRequestCodec(), sweeper)
   },
 }

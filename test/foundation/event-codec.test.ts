@@ -8,6 +8,7 @@ import {
   DecodeError,
   EVENTS_DIR,
   loadEventCodec,
+  loadRequestCodec,
 } from '../../services/shared/events/codec.ts'
 import { type RequestEvent, requestEventSchema } from '../../services/shared/events/request-event.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -29,6 +30,31 @@ describe('request event codec', () => {
     const bytes = codec.encode(event)
     expect([...bytes.subarray(0, 2)]).toEqual([0xc3, 0x01])
     expect(codec.decode(bytes)).toEqual(event)
+  })
+
+  it("gives a decoded event's body as the bytes it came in, and encodes any other", async () => {
+    const codec = await loadRequestCodec()
+    const bytes = codec.encode(sampleEvent())
+    const decoded = codec.decode(bytes)
+    // A view of the message's own bytes past the 10-byte header, not a copy (small buffers share
+    // Node's pool, so the offset is compared too).
+    const within = (part: Buffer, whole: Buffer) =>
+      part.buffer === whole.buffer && part.byteOffset === whole.byteOffset + 10
+    const body = codec.body(decoded)
+    expect(within(body, bytes)).toBe(true)
+    expect(body).toEqual(bytes.subarray(10))
+    // The same values never decoded: encoded now, to the same bytes.
+    expect(codec.body({ ...decoded })).toEqual(bytes.subarray(10))
+    // Read from an older writer schema: encoded in the current one, not passed on.
+    const v1 = createAvroCodec(
+      JSON.parse(readFileSync(`${EVENTS_DIR}request-event.v1.avsc`, 'utf8')),
+      [],
+      (v) => v as RequestEvent,
+    )
+    const written = v1.encode(decoded)
+    const old = codec.decode(written)
+    expect(within(codec.body(old), written)).toBe(false)
+    expect(codec.decode(Buffer.concat([bytes.subarray(0, 10), codec.body(old)]))).toEqual(old)
   })
 
   it('keeps the Avro schema and the in-memory schema to the same fields', () => {

@@ -11,7 +11,7 @@ import {
   type DeletedOrganizations,
 } from '../../services/shared/deleted-organizations.ts'
 import { coalesce } from '../../services/shared/events/coalesced-writer.ts'
-import { loadEventCodec } from '../../services/shared/events/codec.ts'
+import { loadEventCodec, loadRequestCodec } from '../../services/shared/events/codec.ts'
 import { createInProcessPublisher } from '../../services/shared/events/transport.ts'
 import { callApi } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -151,7 +151,9 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
   it('in-process: a row ClickHouse refuses is isolated and named; the rest of the batch is written', async () => {
     const org = await tally.newOrg()
     const codec = await loadEventCodec()
-    const publisher = createInProcessPublisher(codec, [createIngestHandler(tally.clickhouse, log, deletions)])
+    const publisher = createInProcessPublisher(codec, [
+      createIngestHandler(tally.clickhouse, log, deletions, await loadRequestCodec()),
+    ])
     const ev = (o = {}) => sampleEvent({ organization_id: org.organizationId, ...o })
     const batch = [ev(), ev(), ev({ created_at: new Date(8e15) }), ev(), ev()]
     const err = await publisher.publish(batch).catch((e) => e)
@@ -164,7 +166,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
   it("coalesced writers: one caller's bad row goes back to that caller only; the other caller's rows are written", async () => {
     const a = await tally.newOrg()
     const b = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions), {
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions, await loadRequestCodec()), {
       maxEvents: 100,
       maxBytes: 1 << 20,
     })
@@ -182,7 +184,7 @@ describe('unbounded inputs are refused or clamped at the edge, and a bad row nev
 
   it('a transient failure (table detached) is retried by the caller, never isolated as bad rows', async () => {
     const org = await tally.newOrg()
-    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions), {
+    const writer = coalesce(createIngestHandler(tally.clickhouse, log, deletions, await loadRequestCodec()), {
       maxEvents: 100,
       maxBytes: 1 << 20,
     })

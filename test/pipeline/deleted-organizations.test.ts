@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
 import type { ClickHouseClient } from '../../services/shared/clickhouse/client.ts'
 import { createDeletedOrganizations } from '../../services/shared/deleted-organizations.ts'
+import { loadRequestCodec } from '../../services/shared/events/codec.ts'
 import { kafkaConnection } from '../../services/shared/events/kafka.ts'
 import { apiAs, type Caller } from '../support/api.ts'
 import { sampleEvent } from '../support/events.ts'
@@ -141,16 +142,23 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
       const released = Promise.withResolvers<void>()
       const started = Promise.withResolvers<void>()
       const ch = tally.clickhouse
+      const held = async () => {
+        started.resolve()
+        await released.promise
+      }
       const slow = {
         async insert(params: Parameters<ClickHouseClient['insert']>[0]) {
-          started.resolve()
-          await released.promise
+          await held()
           return ch.insert(params)
+        },
+        async exec(params: Parameters<ClickHouseClient['exec']>[0]) {
+          await held()
+          return ch.exec(params)
         },
         query: (params: Parameters<ClickHouseClient['query']>[0]) => ch.query(params),
         command: (params: Parameters<ClickHouseClient['command']>[0]) => ch.command(params),
       } as unknown as ClickHouseClient
-      const handler = createIngestHandler(slow, log, deletions)
+      const handler = createIngestHandler(slow, log, deletions, await loadRequestCodec())
       const batch = Array.from({ length: 5 }, () => sampleEvent({ organization_id: org.organizationId }))
       const writing = handler.handle(batch)
       await started.promise

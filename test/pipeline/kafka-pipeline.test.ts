@@ -3,6 +3,7 @@ import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createIngestHandler } from '../../services/ingest/handler.ts'
 import { createDeletedOrganizations } from '../../services/shared/deleted-organizations.ts'
+import { loadRequestCodec } from '../../services/shared/events/codec.ts'
 import type { EventHandler } from '../../services/shared/events/handler.ts'
 import { runKafkaConsumer } from '../../services/shared/events/kafka.ts'
 import type { RequestEvent } from '../../services/shared/events/request-event.ts'
@@ -73,7 +74,12 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     await written(org, 20)
     // A second group re-reads the whole topic and writes every event again, as a redelivery would.
     let again = 0
-    const ingest = createIngestHandler(suite.tally.clickhouse, log, await deletedOrganizations())
+    const ingest = createIngestHandler(
+      suite.tally.clickhouse,
+      log,
+      await deletedOrganizations(),
+      await loadRequestCodec(),
+    )
     const counting: EventHandler = {
       name: 'redeliver',
       async handle(events) {
@@ -185,7 +191,12 @@ describe.skipIf(!engines().kafkaBrokers)('request pipeline through real Kafka', 
     )
 
     const groupId = `kill-${randomUUID()}`
-    const ingest = createIngestHandler(suite.tally.clickhouse, log, await deletedOrganizations())
+    const ingest = createIngestHandler(
+      suite.tally.clickhouse,
+      log,
+      await deletedOrganizations(),
+      await loadRequestCodec(),
+    )
     let chunks = 0
     let crash: (err: Error) => void = () => {}
     const crashing = new Promise<void>((_, reject) => {

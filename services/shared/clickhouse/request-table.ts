@@ -170,6 +170,21 @@ export const INSERT_COLUMNS = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c.
   ...string[],
 ]
 
+/**
+ * The insert of request events as an Avro container of their event-topic records
+ * (schemas/events/request-event.avsc): ClickHouse reads each record by the event's field names, as
+ * the column types, and writes them to {@link INSERT_COLUMNS}. Followed by the container itself.
+ */
+export const AVRO_INSERT = (() => {
+  const written = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c] : []))
+  const structure = written.map((c) => `${c.event.field} ${c.type}`).join(', ')
+  return (
+    `INSERT INTO ${REQUEST_TABLE} (${INSERT_COLUMNS.join(', ')}) ` +
+    `SELECT ${written.map((c) => c.event.field).join(', ')} ` +
+    `FROM input('${structure.replaceAll("'", "\\'")}') FORMAT Avro`
+  )
+})()
+
 const WRITTEN = REQUEST_COLUMNS.flatMap((c) =>
   'event' in c ? [{ name: c.name, field: c.event.field as keyof Event, time: c.kind === 'time' }] : [],
 )

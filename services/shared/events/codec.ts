@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import avro from 'avsc'
 import { annotationEventSchema } from './annotation-event.ts'
 import type { TallyEvent } from './event.ts'
-import { requestEventSchema } from './request-event.ts'
+import { type RequestEvent, requestEventSchema } from './request-event.ts'
 
 // Avro single-object encoding: marker C3 01, the writer schema's CRC-64-AVRO fingerprint
 // (little-endian), then the binary body. A reader finds the writer schema by fingerprint and
@@ -79,14 +79,32 @@ export interface Codec<T> {
   readonly fingerprints: ReadonlySet<string>
 }
 
+/** A codec of one record type, which can also give a value's Avro body alone. */
+export interface RecordCodec<T> extends Codec<T> {
+  /** The schema it writes (and reads into). */
+  readonly schema: avro.Schema
+  /**
+   * The value's Avro binary body in this schema, without the single-object header: the bytes it
+   * was decoded from when they were written in this very schema (by any codec of it in this
+   * process), else encoded now. What a container of these records (avro-container.ts) holds.
+   */
+  body(value: T): Buffer
+}
+
+// The body each decoded value came from, by the fingerprint of the schema it was written in: a
+// value read in its writer's own schema need not be encoded again to be written elsewhere in it.
+// Weak: held only as long as the value. A view into the message's buffer, not a copy.
+const decodedBodies = new WeakMap<object, { fingerprint: string; body: Buffer }>()
+
 export function createAvroCodec<T>(
   readerSchema: avro.Schema,
   knownWriterSchemas: avro.Schema[],
   validate: (value: unknown) => T,
-): Codec<T> {
+): RecordCodec<T> {
   const reader = avro.Type.forSchema(readerSchema, typeOptions())
   const header = Buffer.concat([MARKER, schemaFingerprint(reader)])
-  const resolvers = new Map<string, avro.Resolver | null>([[header.subarray(2).toString('hex'), null]])
+  const own = header.subarray(2).toString('hex')
+  const resolvers = new Map<string, avro.Resolver | null>([[own, null]])
   for (const schema of knownWriterSchemas) {
     const writer = avro.Type.forSchema(schema, typeOptions())
     const key = schemaFingerprint(writer).toString('hex')
@@ -97,16 +115,23 @@ export function createAvroCodec<T>(
   // followed by a second copy to prepend the header.
   let scratch = Buffer.allocUnsafe(64 * 1024)
   header.copy(scratch)
+  const encode = (value: T) => {
+    let end = reader.encode(value, scratch, header.length)
+    if (end < 0) {
+      scratch = Buffer.allocUnsafe(Math.max(2 * scratch.length, scratch.length - end))
+      header.copy(scratch)
+      end = reader.encode(value, scratch, header.length)
+    }
+    return Buffer.from(scratch.subarray(0, end))
+  }
   return {
     fingerprints: new Set(resolvers.keys()),
-    encode(value) {
-      let end = reader.encode(value, scratch, header.length)
-      if (end < 0) {
-        scratch = Buffer.allocUnsafe(Math.max(2 * scratch.length, scratch.length - end))
-        header.copy(scratch)
-        end = reader.encode(value, scratch, header.length)
-      }
-      return Buffer.from(scratch.subarray(0, end))
+    schema: reader.schema(),
+    encode,
+    body(value) {
+      const decoded = decodedBodies.get(value as object)
+      if (decoded?.fingerprint === own) return decoded.body
+      return encode(value).subarray(HEADER_LENGTH)
     },
     decode(bytes) {
       if (bytes.length < HEADER_LENGTH || bytes[0] !== MARKER[0] || bytes[1] !== MARKER[1]) {
@@ -121,11 +146,15 @@ export function createAvroCodec<T>(
       } catch (err) {
         throw new DecodeError(`undecodable Avro body: ${(err as Error).message}`)
       }
+      let valid: T
       try {
-        return validate(value)
+        valid = validate(value)
       } catch (err) {
         throw new DecodeError(`invalid event: ${(err as Error).message}`)
       }
+      if (resolver === null && typeof valid === 'object' && valid !== null)
+        decodedBodies.set(valid, { fingerprint: own, body: bytes.subarray(HEADER_LENGTH) })
+      return valid
     },
   }
 }
@@ -133,7 +162,11 @@ export function createAvroCodec<T>(
 export const EVENTS_DIR = new URL('../../../schemas/events/', import.meta.url).pathname
 
 /** One record's codec from `<stem>.avsc` (current) and every older `<stem>.v*.avsc` beside it. */
-async function loadCodec<T>(dir: string, stem: string, validate: (value: unknown) => T): Promise<Codec<T>> {
+async function loadCodec<T>(
+  dir: string,
+  stem: string,
+  validate: (value: unknown) => T,
+): Promise<RecordCodec<T>> {
   const files = (await readdir(dir)).filter(
     (f) => (f === `${stem}.avsc` || f.startsWith(`${stem}.v`)) && f.endsWith('.avsc'),
   )
@@ -151,7 +184,7 @@ async function loadCodec<T>(dir: string, stem: string, validate: (value: unknown
  * the two it is.
  */
 export async function loadEventCodec(dir = EVENTS_DIR): Promise<Codec<TallyEvent>> {
-  const requests = await loadCodec(dir, 'request-event', (v) => requestEventSchema.parse(v))
+  const requests = await loadRequestCodec(dir)
   const annotations = await loadCodec(dir, 'annotation-event', (v) => annotationEventSchema.parse(v))
   const byFingerprint = new Map<string, Codec<TallyEvent>>()
   for (const codec of [requests, annotations] as Codec<TallyEvent>[])
@@ -165,4 +198,9 @@ export async function loadEventCodec(dir = EVENTS_DIR): Promise<Codec<TallyEvent
       return (byFingerprint.get(key) ?? requests).decode(bytes)
     },
   }
+}
+
+/** The request events' codec alone (request-event.avsc and its older writer schemas). */
+export function loadRequestCodec(dir = EVENTS_DIR): Promise<RecordCodec<RequestEvent>> {
+  return loadCodec(dir, 'request-event', (v) => requestEventSchema.parse(v))
 }
