@@ -12,6 +12,7 @@ import { createDeletionSweeper } from './sweeper.ts'
 export const ingestRole: ConsumerRole = {
   group: 'tally-ingest',
   deadLettersUndecodable: true,
+  lingers: true,
   needs: { clickhouse: true, postgres: true },
   async start({ config, engines, log, shutdown }) {
     const deletions = await createDeletedOrganizations(

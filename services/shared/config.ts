@@ -265,6 +265,8 @@ export const configSchema = z.object({
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
   TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),
+  /** How long the ingest, under load, waits for a fuller ClickHouse insert; 0: never. */
+  TALLY_INGEST_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(250),
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   /** How long the intake waits for ClickHouse to tell the first creation time of re-sent request ids before it goes on without. */
   TALLY_INTAKE_LOOKUP_TIMEOUT: duration('300ms', '1ms'),

@@ -36,9 +36,11 @@ export interface Member {
   active(): boolean
   /**
    * The messages ready now, at most `maxMessages` and (after the first) `maxBytes` of keys and
-   * values, waiting for the first one; null once the membership ended (closed or failed).
+   * values, waiting for the first one; null once the membership ended (closed or failed). With
+   * `linger`, when what is ready at once reaches its `fromMessages` or `fromBytes` (a load, not a
+   * trickle) and is less than the maximum, it waits up to `linger.ms` for more.
    */
-  next(maxMessages: number, maxBytes: number): Promise<KafkaMessage[] | null>
+  next(maxMessages: number, maxBytes: number, linger?: Linger): Promise<KafkaMessage[] | null>
   /** Why the membership ended, once it did. */
   failure(): unknown
   /** Ends the membership at once: `next` answers null, the batch in hand is no longer alive. */
@@ -46,6 +48,13 @@ export interface Member {
   readonly aborted: AbortSignal
   /** Closes the stream and the client, each within a deadline (a broker that hangs is left behind). */
   close(): Promise<void>
+}
+
+/** How a member under load waits for a fuller batch (see Member.next). */
+export interface Linger {
+  ms: number
+  fromMessages: number
+  fromBytes: number
 }
 
 const CLOSE_TIMEOUT_MS = 5_000
@@ -137,23 +146,37 @@ function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stre
       failure ??= reason
       aborting.abort(reason)
     },
-    async next(maxMessages, maxBytes) {
+    async next(maxMessages, maxBytes, linger) {
+      const out: KafkaMessage[] = []
+      let bytes = 0
+      // Set once what was ready at once is a load worth waiting on: when to hand on what is in hand.
+      let until: number | undefined
       for (;;) {
         if (aborting.signal.aborted) return null
-        const out: KafkaMessage[] = []
-        let bytes = 0
         while (out.length < maxMessages && (out.length === 0 || bytes < maxBytes)) {
           const m: KafkaMessage | null = stream.read()
           if (m === null) break
           out.push(m)
           bytes += (m.value?.length ?? 0) + (m.key?.length ?? 0)
         }
-        if (out.length > 0) return out
+        if (out.length > 0) {
+          if (!linger || out.length >= maxMessages || bytes >= maxBytes) return out
+          if (until === undefined) {
+            // A trickle is handed on at once: waiting would only add to its latency.
+            if (out.length < linger.fromMessages && bytes < linger.fromBytes) return out
+            until = Date.now() + linger.ms
+          }
+          if (Date.now() >= until) return out
+        }
         if (stream.errored) failure ??= stream.errored
-        if (failure !== undefined || stream.destroyed || stream.readableEnded) return null
+        if (failure !== undefined || stream.destroyed || stream.readableEnded)
+          return out.length > 0 ? out : null
+        let timer: NodeJS.Timeout | undefined
         await new Promise<void>((resolve) => {
           wake = resolve
+          if (until !== undefined) timer = setTimeout(notify, until - Date.now())
         })
+        clearTimeout(timer)
       }
     },
     async close() {

@@ -97,6 +97,7 @@ export async function startRoles<Out>(
         instanceId: config.TALLY_CONSUMER_INSTANCE_ID,
         stallTimeoutMs: config.TALLY_CONSUMER_STALL_TIMEOUT,
         deadLetterUndecodable: role.deadLettersUndecodable,
+        lingerMs: role.lingers ? config.TALLY_INGEST_LINGER_MS : 0,
       })
       readiness.push(consumer.readiness)
       shutdown.add(`consumer ${role.group}`, () => consumer.stop())
