@@ -221,7 +221,7 @@ const REFERENCE: Record<keyof Config, Described> = {
   },
   TALLY_INGEST_LINGER_MS: {
     meaning:
-      'How long the ingest, under load (a tenth of `TALLY_INGEST_CHUNK_SIZE` or `TALLY_INGEST_CHUNK_BYTES` ready at once), waits for a fuller ClickHouse insert, in milliseconds; a trickle is written at once. ClickHouse spends about 30 µs per row on inserts of 5,000 rows and 80 on inserts of 1,000 (bench/README.md). 0: never waits.',
+      'The ingest’s shortest time between two ClickHouse inserts, in milliseconds: a chunk short of `TALLY_INGEST_CHUNK_SIZE` and `TALLY_INGEST_CHUNK_BYTES` waits for more until this long after the last insert began; after a quiet spell, or an insert that took longer, it is written at once. ClickHouse spends about 30 µs per row on inserts of 5,000 rows and 80 on inserts of 1,000 (bench/README.md). 0: no wait.',
   },
   TALLY_PRODUCER_LINGER_MS: {
     meaning: 'How long the producer gathers intakes into one send, in milliseconds.',

@@ -265,7 +265,7 @@ export const configSchema = z.object({
   TALLY_INGEST_CHUNK_SIZE: z.coerce.number().int().min(1).max(100_000).default(5_000),
   /** Most bytes of events handed to one write (an insert, a delivery statement); a larger event goes alone. */
   TALLY_INGEST_CHUNK_BYTES: count(32 * MiB),
-  /** How long the ingest, under load, waits for a fuller ClickHouse insert; 0: never. */
+  /** The ingest's shortest time between two ClickHouse inserts short of a full chunk; 0: none. */
   TALLY_INGEST_LINGER_MS: z.coerce.number().int().min(0).max(5_000).default(250),
   TALLY_PRODUCER_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(2),
   /** How long the intake waits for ClickHouse to tell the first creation time of re-sent request ids before it goes on without. */

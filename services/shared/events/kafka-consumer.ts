@@ -15,7 +15,7 @@ import { countRestart, createWatchdog, MemberStalled } from './consumer-watchdog
 import type { TallyEvent } from './event.ts'
 import type { EventHandler } from './handler.ts'
 import { describe, type KafkaConnection, untilKafkaAnswers } from './kafka-connection.ts'
-import { joinGroup, joinTimeoutMs, type KafkaMessage, type Linger, type Member } from './kafka-member.ts'
+import { joinGroup, joinTimeoutMs, type KafkaMessage, type Member } from './kafka-member.ts'
 import { createReliableProducer } from './kafka-publisher.ts'
 import { type OffsetContinuity, offsetContinuity } from './offset-continuity.ts'
 
@@ -48,8 +48,8 @@ export interface ConsumerOptions {
   /** Whether this group dead-letters messages that cannot be decoded (one group does, for all). */
   deadLetterUndecodable?: boolean
   /**
-   * How long a read under load (a tenth of a chunk or more ready at once) may wait for a fuller
-   * chunk: fewer, larger writes. 0 (the default): what is ready is handed on at once.
+   * How long after the last chunk a chunk short of full may wait for more: at most one write that
+   * often, and fuller ones. 0 (the default): what is ready is handed on at once.
    */
   lingerMs?: number
 }
@@ -78,9 +78,6 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
   const chunkSize = options.chunkSize ?? 5_000
   const chunkBytes = options.chunkBytes ?? 32 * 1024 * 1024
   const maxBackoffMs = options.maxBackoffMs ?? 5_000
-  const linger: Linger | undefined = options.lingerMs
-    ? { ms: options.lingerMs, fromMessages: Math.ceil(chunkSize / 10), fromBytes: Math.ceil(chunkBytes / 10) }
-    : undefined
   const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000
   const memberOptions = { kafka, groupId, topic, instanceId: options.instanceId, sessionTimeoutMs }
   const watchdog = createWatchdog({
@@ -199,7 +196,7 @@ export async function runKafkaConsumer(options: ConsumerOptions): Promise<Runnin
           current.aborted.addEventListener('abort', () => resolve()),
         )
         for (;;) {
-          const messages = await current.next(chunkSize, chunkBytes, linger)
+          const messages = await current.next(chunkSize, chunkBytes, options.lingerMs)
           if (!messages) break
           const handling = handle(messages, current, continuity)
           // Its failure after the membership ended has nobody left to tell.

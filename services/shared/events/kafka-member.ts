@@ -37,10 +37,10 @@ export interface Member {
   /**
    * The messages ready now, at most `maxMessages` and (after the first) `maxBytes` of keys and
    * values, waiting for the first one; null once the membership ended (closed or failed). With
-   * `linger`, when what is ready at once reaches its `fromMessages` or `fromBytes` (a load, not a
-   * trickle) and is less than the maximum, it waits up to `linger.ms` for more.
+   * `lingerMs`, a batch short of the maximum waits for more until `lingerMs` after the last one
+   * was handed on: batches at most that often, and no wait after a quiet spell or a slower write.
    */
-  next(maxMessages: number, maxBytes: number, linger?: Linger): Promise<KafkaMessage[] | null>
+  next(maxMessages: number, maxBytes: number, lingerMs?: number): Promise<KafkaMessage[] | null>
   /** Why the membership ended, once it did. */
   failure(): unknown
   /** Ends the membership at once: `next` answers null, the batch in hand is no longer alive. */
@@ -48,13 +48,6 @@ export interface Member {
   readonly aborted: AbortSignal
   /** Closes the stream and the client, each within a deadline (a broker that hangs is left behind). */
   close(): Promise<void>
-}
-
-/** How a member under load waits for a fuller batch (see Member.next). */
-export interface Linger {
-  ms: number
-  fromMessages: number
-  fromBytes: number
 }
 
 const CLOSE_TIMEOUT_MS = 5_000
@@ -114,6 +107,8 @@ export async function joinGroup(options: MemberOptions): Promise<Member> {
 function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stream, topic: string): Member {
   const aborting = new AbortController()
   let failure: unknown
+  // When `next` last handed on a batch: a linger is counted from it.
+  let handedAt = 0
   // The 'readable' listener stays for the stream's life: @platformatic/kafka fetches only while
   // someone listens (a stream whose readableFlowing is back to null is never fetched again).
   let wake: (() => void) | undefined
@@ -146,11 +141,16 @@ function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stre
       failure ??= reason
       aborting.abort(reason)
     },
-    async next(maxMessages, maxBytes, linger) {
+    async next(maxMessages, maxBytes, lingerMs = 0) {
       const out: KafkaMessage[] = []
       let bytes = 0
-      // Set once what was ready at once is a load worth waiting on: when to hand on what is in hand.
-      let until: number | undefined
+      // Counted from the last batch handed on, not from now: after a quiet spell, or a write that
+      // took longer than the linger, what is ready goes on at once.
+      const until = handedAt + lingerMs
+      const handOn = () => {
+        handedAt = Date.now()
+        return out
+      }
       for (;;) {
         if (aborting.signal.aborted) return null
         while (out.length < maxMessages && (out.length === 0 || bytes < maxBytes)) {
@@ -159,22 +159,15 @@ function member(consumer: Consumer<Buffer, Buffer, Buffer, Buffer>, stream: Stre
           out.push(m)
           bytes += (m.value?.length ?? 0) + (m.key?.length ?? 0)
         }
-        if (out.length > 0) {
-          if (!linger || out.length >= maxMessages || bytes >= maxBytes) return out
-          if (until === undefined) {
-            // A trickle is handed on at once: waiting would only add to its latency.
-            if (out.length < linger.fromMessages && bytes < linger.fromBytes) return out
-            until = Date.now() + linger.ms
-          }
-          if (Date.now() >= until) return out
-        }
+        if (out.length > 0 && (out.length >= maxMessages || bytes >= maxBytes || Date.now() >= until))
+          return handOn()
         if (stream.errored) failure ??= stream.errored
         if (failure !== undefined || stream.destroyed || stream.readableEnded)
-          return out.length > 0 ? out : null
+          return out.length > 0 ? handOn() : null
         let timer: NodeJS.Timeout | undefined
         await new Promise<void>((resolve) => {
           wake = resolve
-          if (until !== undefined) timer = setTimeout(notify, until - Date.now())
+          if (out.length > 0) timer = setTimeout(notify, until - Date.now())
         })
         clearTimeout(timer)
       }

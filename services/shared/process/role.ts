@@ -27,9 +27,9 @@ export interface ConsumerRole {
   /** Whether this group dead-letters undecodable messages (exactly one group does, so each has one letter). */
   readonly deadLettersUndecodable: boolean
   /**
-   * Whether its consumer, under load, waits up to TALLY_INGEST_LINGER_MS for a fuller batch: the
-   * ingest's, since ClickHouse spends far less per row on few large inserts than on many small
-   * ones; not the dispatcher's, whose deliveries should not wait.
+   * Whether its consumer writes at most once every TALLY_INGEST_LINGER_MS, a chunk short of full
+   * waiting for more: the ingest's, since ClickHouse spends far less per row on few large inserts
+   * than on many small ones; not the dispatcher's, whose deliveries should not wait.
    */
   readonly lingers?: boolean
   readonly needs: EngineNeeds
