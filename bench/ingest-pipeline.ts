@@ -7,8 +7,6 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
-import { finished } from 'node:stream/promises'
 import { Pool } from 'undici'
 import { askableChild, cpuSeconds } from './processes.ts'
 import { UNLIMITED } from './tally.ts'
@@ -70,11 +68,10 @@ export async function serve(role: Role) {
   const { createApiKeyRepo } = await import('../services/api/keys/repo.ts')
   const { toRequestEvent } = await import('../services/api/requests/intake.ts')
   const { loadPriceTable } = await import('../services/api/requests/prices.ts')
-  const { AVRO_INSERT, INSERT_COLUMNS, toCompactRow } = await import(
-    '../services/shared/clickhouse/request-table.ts'
-  )
+  const { INSERT_COLUMNS, toCompactRow } = await import('../services/shared/clickhouse/request-table.ts')
   const { loadRequestCodec } = await import('../services/shared/events/codec.ts')
   const { avroContainer } = await import('../services/ingest/avro-container.ts')
+  const { insertRequestContainer } = await import('../services/ingest/handler.ts')
 
   const dataDir = process.env.BENCH_DATA_DIR as string
   const run = process.env.BENCH_RUN as string
@@ -154,14 +151,7 @@ export async function serve(role: Role) {
       const files = Array.from({ length: chunks }, () =>
         container.frame(events.map((e) => codec.body({ ...e, request_id: crypto.randomUUID() }))),
       )
-      const avro = await timed(async (chunk) => {
-        const { stream } = await ch.exec({
-          query: AVRO_INSERT,
-          values: Readable.from([files[chunk] as Buffer]),
-        })
-        stream.resume()
-        await finished(stream)
-      })
+      const avro = await timed((chunk) => insertRequestContainer(ch, files[chunk] as Buffer))
       send({ ceiling: Math.max(json, avro), json, avro, bytes: JSON.stringify(rows[0]).length })
     } else if (m.cmd === 'count') send({ count: await count(m.org) })
     else if (m.cmd === 'found') {

@@ -104,23 +104,33 @@ function createRequestWriter(client: ClickHouseClient, codec: RecordCodec<Reques
       if (inTimeRange(e.created_at) && inTimeRange(e.completed_at)) bodies.push(codec.body(e))
       else rows.push(toCompactRow(e))
     }
-    if (bodies.length > 0) {
-      const { stream } = await client.exec({
-        query: AVRO_INSERT,
-        values: Readable.from([container.frame(bodies)]),
-      })
-      // An insert answers with an empty body: read to its end, so the connection is reused.
-      stream.resume()
-      await finished(stream)
-    }
-    if (rows.length > 0)
-      await client.insert({
-        table: REQUEST_TABLE,
-        columns: [...INSERT_COLUMNS],
-        values: rows,
-        format: 'JSONCompactEachRow',
-      })
+    if (bodies.length > 0) await insertRequestContainer(client, container.frame(bodies))
+    await insertRows(client, REQUEST_TABLE, INSERT_COLUMNS, rows)
   }
+}
+
+/** Inserts an Avro container of request event records (AVRO_INSERT). */
+export async function insertRequestContainer(client: ClickHouseClient, file: Buffer): Promise<void> {
+  const { stream } = await client.exec({ query: AVRO_INSERT, values: Readable.from([file]) })
+  // An insert answers with an empty body: read to its end, so the connection is reused.
+  stream.resume()
+  await finished(stream)
+}
+
+/** Inserts rows of `columns`' values as JSONCompactEachRow; none, nothing. */
+async function insertRows(
+  client: ClickHouseClient,
+  table: string,
+  columns: readonly string[],
+  rows: unknown[][],
+): Promise<void> {
+  if (rows.length > 0)
+    await client.insert({
+      table,
+      columns: [...columns] as [string, ...string[]],
+      values: rows,
+      format: 'JSONCompactEachRow',
+    })
 }
 
 /**
@@ -161,20 +171,8 @@ export function createIngestHandler(
       // Each table's rows are replaced by a later write of the same key, so a batch retried after
       // one of these inserts succeeded writes those rows again harmlessly.
       if (requests.length > 0) await writeRequests(requests)
-      if (scores.length > 0)
-        await client.insert({
-          table: SCORE_TABLE,
-          columns: [...SCORE_COLUMNS],
-          values: scores,
-          format: 'JSONCompactEachRow',
-        })
-      if (properties.length > 0)
-        await client.insert({
-          table: PROPERTY_UPDATE_TABLE,
-          columns: [...PROPERTY_UPDATE_COLUMNS],
-          values: properties,
-          format: 'JSONCompactEachRow',
-        })
+      await insertRows(client, SCORE_TABLE, SCORE_COLUMNS, scores)
+      await insertRows(client, PROPERTY_UPDATE_TABLE, PROPERTY_UPDATE_COLUMNS, properties)
     } finally {
       stop()
     }
