@@ -32,6 +32,8 @@ const EDGES: Record<string, Partial<RequestEvent>> = {
     cost_usd: Number.MAX_VALUE,
   },
   smallest: { status: -(2 ** 31), cost_usd: Number.MIN_VALUE, time_to_first_token_ms: 0, latency_ms: 0 },
+  // JSON `-0` passes the cost's min(0); the JSON rows wrote it as 0.
+  'negative zero': { cost_usd: -0 },
   'no first token': { time_to_first_token_ms: null },
   'empty properties': { properties: {}, target_url: '', trace_id: '', session_id: '' },
   'many properties': {

@@ -231,9 +231,7 @@ export function toRequestEvent(
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: total,
-    // `+ 0` makes a caller's -0 (JSON `-0` parses to it) 0: the event's Avro record is stored as
-    // is, and -0 would read back as -0 from the table.
-    cost_usd: (input.cost_usd ?? costOf(prices, model, { prompt, completion })) + 0,
+    cost_usd: input.cost_usd ?? costOf(prices, model, { prompt, completion }),
     cached: input.cached,
     user_id: input.user_id ?? '',
     session_id: session.id,

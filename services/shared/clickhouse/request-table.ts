@@ -174,13 +174,15 @@ export const INSERT_COLUMNS = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c.
  * The insert of request events as an Avro container of their event-topic records
  * (schemas/events/request-event.avsc): ClickHouse reads each record by the event's field names, as
  * the column types, and writes them to {@link INSERT_COLUMNS}. Followed by the container itself.
+ * A Float64 is written `+ 0`, which makes -0 (a JSON `-0` passes `min(0)`) 0, as JSON rows did.
  */
 export const AVRO_INSERT = (() => {
   const written = REQUEST_COLUMNS.flatMap((c) => ('event' in c ? [c] : []))
   const structure = written.map((c) => `${c.event.field} ${c.type}`).join(', ')
+  const values = written.map((c) => (c.type === 'Float64' ? `${c.event.field} + 0` : c.event.field))
   return (
     `INSERT INTO ${REQUEST_TABLE} (${INSERT_COLUMNS.join(', ')}) ` +
-    `SELECT ${written.map((c) => c.event.field).join(', ')} ` +
+    `SELECT ${values.join(', ')} ` +
     `FROM input('${structure.replaceAll("'", "\\'")}') FORMAT Avro`
   )
 })()
