@@ -12,18 +12,21 @@ import { metricsQueryBody } from '../services/api/analytics/schema.ts'
 import { freshHoursStatement, metricsStatement } from '../services/api/analytics/sql.ts'
 import { encodeCursor } from '../services/api/http/cursor.ts'
 import { createApiKeyRepo } from '../services/api/keys/repo.ts'
-import type { ClickHouseClient } from '../services/shared/clickhouse/client.ts'
-import { buildStaleHours } from '../services/shared/clickhouse/request-hours.ts'
 import { READ_SETTINGS } from '../services/shared/clickhouse/request-table.ts'
 import { loadConfig } from '../services/shared/config.ts'
 import { createLogger } from '../services/shared/logger.ts'
 import { createShutdown } from '../services/shared/shutdown.ts'
 import { startTally } from '../services/standalone/compose.ts'
-import { BENCH_ORGS, BENCH_REQUESTS, BENCH_WINDOW, ensureBenchSessions } from './sessions-data.ts'
+import {
+  BENCH_ORGS,
+  BENCH_REQUESTS,
+  BENCH_WINDOW,
+  ensureBenchSessions,
+  ensureRollups,
+} from './sessions-data.ts'
 
 const REQUESTS = Number(process.env.BENCH_METRICS_REQUESTS ?? BENCH_REQUESTS)
 const ORG = BENCH_ORGS[0] as string
-const DAY = 86_400_000
 const WINDOW = BENCH_WINDOW
 const RUNS = 15
 const CASE_BUDGET_MS = 45_000
@@ -42,7 +45,7 @@ const config = loadConfig({
   TALLY_LOG_LEVEL: 'warn',
   TALLY_RATE_LIMIT_PER_MINUTE: '100000000',
   TALLY_CLICKHOUSE_REQUEST_TIMEOUT: '30m',
-  // The bench builds the rollup itself (ensureRollup, timed); ingest's builder would do it twice.
+  // The bench builds the rollups itself (ensureRollups, timed); ingest's builder would do it twice.
   TALLY_METRICS_ROLLUP_INTERVAL: '24d',
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 })
@@ -59,7 +62,7 @@ const clickhouse = started.engines.clickhouse?.client
 if (!started.url || !sql || !clickhouse) throw new Error('tally did not start its API')
 
 const rows = await ensureBenchSessions(clickhouse, dataDir, undefined, REQUESTS)
-await ensureRollup(clickhouse)
+await ensureRollups(clickhouse)
 await sql`insert into organizations (id, name) values (${ORG}, 'bench sessions') on conflict do nothing`
 const { secret } = await createApiKeyRepo(sql).create({ organizationId: ORG, name: 'bench', role: 'admin' })
 
@@ -233,27 +236,6 @@ async function select(query: string, params: Record<string, unknown>): Promise<R
     clickhouse_settings: READ_SETTINGS,
   })
   return (await rs?.json<Record<string, unknown>>()) ?? []
-}
-
-/** The metrics rollup of every hour, as ingest builds it once the hours are closed. */
-async function ensureRollup(client: ClickHouseClient): Promise<void> {
-  const t = Date.now()
-  let hours = 0
-  // Bounded: an hour that cannot be built (none here) ends the loop after 20 rounds.
-  for (let round = 0; round < 20; round += 1) {
-    const { built: n } = await buildStaleHours(client, {
-      horizonMs: 3660 * DAY,
-      settleMs: 0,
-      maxHours: 500,
-      maxHoursPerOrg: 500,
-      statementTimeoutMs: 600_000,
-      memoryBytes: 8 * 2 ** 30,
-    })
-    if (n === 0) break
-    hours += n
-  }
-  if (hours)
-    console.log(`  built the metrics rollup of ${hours} hours in ${((Date.now() - t) / 1000).toFixed(0)} s`)
 }
 
 async function orgRows(): Promise<number> {

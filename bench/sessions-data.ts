@@ -1,4 +1,5 @@
 import type { ClickHouseClient } from '../services/shared/clickhouse/client.ts'
+import { buildStaleHours } from '../services/shared/clickhouse/request-hours.ts'
 
 /**
  * Deterministic session traffic generated inside ClickHouse (INSERT … SELECT FROM numbers()), so
@@ -163,4 +164,27 @@ async function mergeAll(nodes: ClickHouseClient[], suffix: string) {
         `  merged ${table}${nodes.length > 1 ? ` on node ${i + 1}` : ''} in ${((Date.now() - t) / 1000).toFixed(0)} s`,
       )
     }
+}
+
+/**
+ * The metrics and sessions rollups of every hour, as ingest builds them once the hours are closed
+ * (the benches turn ingest's builder off and call this, timed).
+ */
+export async function ensureRollups(client: ClickHouseClient): Promise<void> {
+  const t = Date.now()
+  let hours = 0
+  // Bounded: an hour that cannot be built (none here) ends the loop after 20 rounds.
+  for (let round = 0; round < 20; round += 1) {
+    const { built: n } = await buildStaleHours(client, {
+      horizonMs: 3660 * DAY,
+      settleMs: 0,
+      maxHours: 500,
+      maxHoursPerOrg: 500,
+      statementTimeoutMs: 600_000,
+      memoryBytes: 8 * 2 ** 30,
+    })
+    if (n === 0) break
+    hours += n
+  }
+  if (hours) console.log(`  built the rollups of ${hours} hours in ${((Date.now() - t) / 1000).toFixed(0)} s`)
 }

@@ -10,6 +10,9 @@ const WINDOW = `organization_id = {org:UUID}
 const HOURS = `organization_id = {org:UUID}
   AND hour >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND hour < fromUnixTimestamp64Milli({end:Int64}, 'UTC')`
 
+const NEWEST_TOTALS = `${HOURS} AND is_total = 0 AND (hour, build) IN (
+    SELECT hour, max(build) FROM session_hour_totals WHERE ${HOURS} AND is_total = 1 GROUP BY hour)`
+
 const ALL = `session_id, min(request_created_at) AS first_at, max(request_created_at) AS last_at, sum(cost) AS cost,
   count() AS requests, sum(prompt_tokens) AS pt, sum(completion_tokens) AS ct, avg(latency) AS lat,
   groupUniqArrayIf(user_id, user_id != '') AS users, argMaxIf(session_name, request_created_at, session_name != '') AS name`
@@ -50,7 +53,21 @@ GROUP BY session_id ORDER BY first_at DESC, session_id`,
     'DESC',
   ),
   namePage: twoPass("session_name = 'Onboarding #2'", 'min(request_created_at)', 'DESC'),
-  costPage: twoPass('true', 'sum(cost)', 'DESC'),
+  // The sessions rollup's rows of each hour's newest build added up (every bench hour is built
+  // and fresh, so no check against the insert counts), then the page's aggregates from them.
+  costPage: `
+WITH page AS (
+  SELECT session_id, sum(cost) AS k FROM session_hour_totals WHERE ${NEWEST_TOTALS}
+  GROUP BY session_id ORDER BY k DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32})
+SELECT session_id, min(first_request_at) AS first_at, max(last_request_at) AS last_at, sum(cost) AS usd,
+  sum(requests) AS n, sum(prompt_tokens) AS pt, sum(completion_tokens) AS ct,
+  sum(latency_sum) / n AS lat, groupUniqArrayArray(user_ids) AS users,
+  argMaxIf(latest_name, latest_name_at, latest_name != '') AS name
+FROM session_hour_totals
+WHERE ${NEWEST_TOTALS} AND session_id IN (SELECT session_id FROM page)
+GROUP BY session_id ORDER BY usd DESC, session_id`,
+  // The same page from the requests, for scale (no rollup, no FINAL).
+  costPageRaw: twoPass('true', 'sum(cost)', 'DESC'),
   count: `
 SELECT uniqExact(session_id) AS count FROM session_hours WHERE ${HOURS}`,
   naive: `

@@ -355,7 +355,7 @@ const REFERENCE: Record<keyof Config, Described> = {
   },
   TALLY_METRICS_ROLLUP_INTERVAL: {
     meaning:
-      'How often ingest looks for closed hours of the metrics rollup (`request_hours`) to build or rebuild; a full round (200 hours) goes on at once.',
+      'How often ingest looks for closed hours of the metrics and sessions rollups (`request_hours`, `session_hour_totals`) to build or rebuild; a full round (200 hours) goes on at once.',
   },
   TALLY_METRICS_ROLLUP_SETTLE: {
     meaning:

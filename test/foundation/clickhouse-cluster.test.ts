@@ -7,6 +7,8 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freshHours, toQuery } from '../../services/api/analytics/routes.ts'
 import { metricsQueryBody } from '../../services/api/analytics/schema.ts'
+import { sessionQueryBody, toQuery as toSessionQuery } from '../../services/api/sessions/routes.ts'
+import { totalsHoursStatement } from '../../services/api/sessions/sql.ts'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import {
   type ClickHouseLayout,
@@ -310,6 +312,8 @@ describe('ClickHouse cluster DDL', () => {
           { database: DATABASE, name: 'request_response_rmt_local', engine: 'ReplacingMergeTree' },
           { database: DATABASE, name: 'scores', engine: 'Distributed' },
           { database: DATABASE, name: 'scores_local', engine: 'ReplacingMergeTree' },
+          { database: DATABASE, name: 'session_hour_totals', engine: 'Distributed' },
+          { database: DATABASE, name: 'session_hour_totals_local', engine: 'ReplacingMergeTree' },
           { database: DATABASE, name: 'session_hours', engine: 'Distributed' },
           { database: DATABASE, name: 'session_hours_local', engine: 'AggregatingMergeTree' },
           { database: DATABASE, name: 'session_hours_mv', engine: 'MaterializedView' },
@@ -374,6 +378,7 @@ describe('ClickHouse cluster DDL', () => {
         { name: 'request_property_updates_local', ttl: rules('toDateTime(updated_at)') },
         { name: 'request_response_rmt_local', ttl: rules('toDateTime(request_created_at)') },
         { name: 'scores_local', ttl: rules('toDateTime(created_at)') },
+        { name: 'session_hour_totals_local', ttl: rules('hour') },
         { name: 'session_hours_local', ttl: rules('hour') },
       ])
     // On each shard: the organization with 7 days keeps its 3-day-old rows, the other (30) those
@@ -604,6 +609,20 @@ describe('ClickHouse cluster DDL', () => {
       // 30 requests, one a hour from 00:00 on the 1st.
       expect(await fresh(onCluster)).toBe(30)
       expect(await metrics(onCluster)).toEqual(top)
+      // So does the sessions rollup, built in the same rounds: sorted by cost, count or latency,
+      // the cluster's pages read it and equal the single node's, which reads the requests.
+      const statement = totalsHoursStatement(
+        toSessionQuery(org.organizationId, sessionQueryBody.parse(byCost)),
+      )
+      if (!statement) throw new Error('a sort by cost reads the sessions rollup')
+      const [hours] = await (await onCluster.clickhouse.query({ ...statement, format: 'JSONEachRow' })).json<{
+        hours: number[]
+      }>()
+      expect(hours?.hours).toHaveLength(30)
+      for (const sort of [{ total_cost: 'desc' }, { total_requests: 'asc' }, { avg_latency: 'desc' }]) {
+        const sorted = body({ sort })
+        expect(await sessions(onCluster, org, sorted)).toEqual(await sessions(onOne, org, sorted))
+      }
     } finally {
       await onOne.close()
       await onCluster.close()

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from '../../services/shared/clickhouse/annotation-tables.ts'
 import { type ClickHouseHandle, openClickHouse } from '../../services/shared/clickhouse/client.ts'
 import { SINGLE_NODE } from '../../services/shared/clickhouse/cluster-ddl.ts'
-import { INSERTS_TABLE, ROLLUP_TABLE } from '../../services/shared/clickhouse/request-hours.ts'
+import {
+  INSERTS_TABLE,
+  ROLLUP_TABLE,
+  SESSION_ROLLUP_TABLE,
+} from '../../services/shared/clickhouse/request-hours.ts'
 import { REQUEST_TABLE, toRow } from '../../services/shared/clickhouse/request-table.ts'
 import {
   applyRetention,
@@ -28,6 +32,7 @@ const TABLES = [
   REQUEST_TABLE,
   'session_hours',
   ROLLUP_TABLE,
+  SESSION_ROLLUP_TABLE,
   INSERTS_TABLE,
   SCORE_TABLE,
   PROPERTY_UPDATE_TABLE,
@@ -88,13 +93,15 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
     expect(await count(REQUEST_TABLE, org)).toBe(4)
 
     await applyRetention(target, days(30), log)
-    // By name: request_hour_inserts, request_hours, request_response_rmt, session_hours.
+    // By name: request_hour_inserts, request_hours, request_property_updates, request_response_rmt,
+    // scores, session_hour_totals, session_hours.
     expect(await ttls()).toEqual([
       [INSERTS_TABLE, 'hour + toIntervalDay(30)'],
       [ROLLUP_TABLE, 'hour + toIntervalDay(30)'],
       [PROPERTY_UPDATE_TABLE, 'toDateTime(updated_at) + toIntervalDay(30)'],
       [REQUEST_TABLE, 'toDateTime(request_created_at) + toIntervalDay(30)'],
       [SCORE_TABLE, 'toDateTime(created_at) + toIntervalDay(30)'],
+      [SESSION_ROLLUP_TABLE, 'hour + toIntervalDay(30)'],
       ['session_hours', 'hour + toIntervalDay(30)'],
     ])
     // The rows already stored: ClickHouse's mutation for the new TTL deletes the expired ones.
@@ -149,6 +156,7 @@ describe('retention (TALLY_RETENTION_DAYS)', () => {
       'toDateTime(updated_at) + toIntervalDay(400)',
       'toDateTime(request_created_at) + toIntervalDay(400)',
       'toDateTime(created_at) + toIntervalDay(400)',
+      'hour + toIntervalDay(400)',
       'hour + toIntervalDay(400)',
     ])
   })

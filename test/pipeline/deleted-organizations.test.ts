@@ -198,6 +198,7 @@ describe('a deletion in the middle of writes (in-process transport)', () => {
       { table: 'request_property_updates' },
       { table: 'request_response_rmt' },
       { table: 'scores' },
+      { table: 'session_hour_totals' },
       { table: 'session_hours' },
     ])
   })

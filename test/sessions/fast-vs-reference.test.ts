@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateSessions } from '../../bench/sessions-data.ts'
+import { sessionQueryBody, toQuery } from '../../services/api/sessions/routes.ts'
+import { totalsHoursStatement } from '../../services/api/sessions/sql.ts'
+import { buildHour } from '../../services/shared/clickhouse/request-hours.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
 import { count, sessions } from './client.ts'
 
@@ -278,5 +281,147 @@ describe('fast path equals the naive reference on generated data', () => {
       sort: { total_requests: 'desc' },
     })
     expect(top?.total_requests).toBe(10)
+  })
+})
+
+// The sessions rollup (session_hour_totals) built for the window's first ten days: lists sorted
+// by cost, request count or latency read those hours from it and the rest from the requests, and
+// must still equal the reference, as must any hour written to after its build.
+describe('sorted by cost, count or latency, with the sessions rollup built', () => {
+  const HOUR = 3_600_000
+  const BUILT_HOURS = 10 * 24
+  const limits = { statementTimeoutMs: 60_000, memoryBytes: 2 ** 30, confirmAfterMs: 0 }
+  const freshHours = async (overrides: Record<string, unknown>) => {
+    const q = toQuery(
+      org.organizationId,
+      sessionQueryBody.parse({ timeFilter: WINDOW, timezoneDifference: 0, filter: 'all', ...overrides }),
+    )
+    const statement = totalsHoursStatement(q)
+    if (!statement) return undefined
+    const rs = await tally.clickhouse.query({ ...statement, format: 'JSONEachRow' })
+    return ((await rs.json<{ hours: number[] }>())[0]?.hours ?? []).length
+  }
+
+  beforeAll(async () => {
+    for (let h = 0; h < BUILT_HOURS; h += 1)
+      await buildHour(tally.clickhouse, org.organizationId, START + h * HOUR, limits)
+  }, 120_000)
+
+  const sorted: [string, Record<string, unknown>, Reference][] = cases.filter(
+    ([, overrides]) =>
+      !('search' in overrides) &&
+      !('nameEquals' in overrides) &&
+      !('filter' in overrides) &&
+      typeof overrides.sort === 'object' &&
+      !('created_at' in (overrides.sort as object)) &&
+      !('latest_request_created_at' in (overrides.sort as object)),
+  )
+  sorted.push(
+    [
+      'total_cost desc, window cut mid-hour on both ends',
+      {
+        timeFilter: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 12 * DAY + 900_000 },
+        sort: { total_cost: 'desc' },
+      },
+      {
+        order: 'r_total_cost DESC',
+        window: { startTimeUnixMs: START + 1_800_123, endTimeUnixMs: START + 12 * DAY + 900_000 },
+      },
+    ],
+    [
+      'total_requests asc, the multi-hour sessions among them',
+      { sort: { total_requests: 'asc' }, limit: 200 },
+      { order: 'r_total_requests ASC', limit: 200 },
+    ],
+  )
+
+  it('is read for those sorts only, and for the built hours', async () => {
+    expect(await freshHours({ sort: { total_cost: 'desc' } })).toBe(BUILT_HOURS)
+    expect(await freshHours({ sort: { avg_latency: 'asc' } })).toBe(BUILT_HOURS)
+    expect(await freshHours({ sort: { created_at: 'desc' } })).toBeUndefined()
+    expect(await freshHours({ sort: { total_cost: 'desc' }, search: 'sess' })).toBeUndefined()
+    expect(await freshHours({ sort: { total_cost: 'desc' }, nameEquals: 'Ops #1' })).toBeUndefined()
+    expect(
+      await freshHours({
+        sort: { total_cost: 'desc' },
+        filter: { request_response_rmt: { model: { equals: 'gpt-4o' } } },
+      }),
+    ).toBeUndefined()
+  })
+
+  it.each(sorted)('%s', async (_name, overrides, ref) => {
+    const payload = { timeFilter: WINDOW, timezoneDifference: 0, filter: 'all', ...overrides }
+    const [fast, expected] = await Promise.all([sessions(tally, org, payload), reference(ref)])
+    expect(expected.length).toBeGreaterThan(0)
+    expect(fast).toEqual(expected)
+  })
+
+  it('an hour written to after its build is read from the requests until built again', async () => {
+    // Every request of the session the rollup ranks first re-sent with no cost: it must fall to
+    // the end at once, its hours read from the requests.
+    const built = { startTimeUnixMs: START, endTimeUnixMs: START + BUILT_HOURS * HOUR }
+    const payload = { timeFilter: built, timezoneDifference: 0, filter: 'all', sort: { total_cost: 'desc' } }
+    const ref = { order: 'r_total_cost DESC', window: built }
+    const [top] = await sessions(tally, org, payload)
+    const hoursOf = async () => {
+      const rs = await tally.clickhouse.query({
+        query: `SELECT DISTINCT toUnixTimestamp(toStartOfHour(request_created_at)) * 1000 AS hour
+                FROM request_response_rmt WHERE organization_id = {org:UUID} AND session_id = {id:String}`,
+        query_params: { org: org.organizationId, id: top?.session_id },
+        format: 'JSONEachRow',
+      })
+      return (await rs.json<{ hour: number }>()).map((r) => Number(r.hour))
+    }
+    const hours = await hoursOf()
+    expect(hours.length).toBeGreaterThan(0)
+    await tally.clickhouse.command({
+      query: `INSERT INTO request_response_rmt
+              SELECT * REPLACE (0 AS cost, now64(3) + 2 AS ingested_at)
+              FROM request_response_rmt FINAL WHERE organization_id = {org:UUID} AND session_id = {id:String}`,
+      query_params: { org: org.organizationId, id: top?.session_id },
+    })
+    expect(await freshHours({ timeFilter: built, sort: { total_cost: 'desc' } })).toBe(
+      BUILT_HOURS - hours.length,
+    )
+    const [fast, expected] = await Promise.all([sessions(tally, org, payload), reference(ref)])
+    expect(fast).toEqual(expected)
+    expect(fast[0]?.session_id).not.toBe(top?.session_id)
+    // Built again, those hours are read from the rollup, with the same answer.
+    for (const hour of hours) await buildHour(tally.clickhouse, org.organizationId, hour, limits)
+    expect(await freshHours({ timeFilter: built, sort: { total_cost: 'desc' } })).toBe(BUILT_HOURS)
+    expect(await sessions(tally, org, payload)).toEqual(expected)
+  })
+
+  it('walks by cursor through the same sessions as the reference', async () => {
+    const payload = {
+      // Built hours and, past the tenth day, hours read from the requests.
+      timeFilter: { startTimeUnixMs: START + 1_800_000, endTimeUnixMs: START + 11 * DAY + 1_800_000 },
+      timezoneDifference: 0,
+      filter: 'all',
+      sort: { avg_latency: 'asc' },
+      limit: 500,
+    }
+    const seen: unknown[] = []
+    let cursor: string | undefined
+    for (let n = 0; n < 100; n += 1) {
+      const res = await tally.app.inject({
+        method: 'POST',
+        url: '/v1/session/query',
+        headers: org.headers,
+        payload: { ...payload, ...(cursor ? { cursor } : {}) },
+      })
+      const page = JSON.parse(res.body)
+      expect(res.statusCode, page.error).toBe(200)
+      seen.push(...page.data)
+      cursor = page.next_cursor ?? undefined
+      if (!cursor) break
+    }
+    const expected = await reference({
+      order: 'r_avg_latency ASC',
+      window: payload.timeFilter,
+      limit: 100_000,
+    })
+    expect(expected.length).toBeGreaterThan(1000)
+    expect(seen).toEqual(expected)
   })
 })

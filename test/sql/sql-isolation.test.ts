@@ -60,6 +60,7 @@ describe('SQL isolation between organizations', () => {
       'refused',
     ],
     ['the session aggregate table', () => `SELECT * FROM ${db()}.session_hours`, 'refused'],
+    ['the sessions rollup', () => `SELECT * FROM ${db()}.session_hour_totals`, 'refused'],
     ['the migrations table', () => `SELECT * FROM ${db()}.schema_migrations`, 'refused'],
     [
       'SETTINGS switching the header off',

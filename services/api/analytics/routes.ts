@@ -9,6 +9,7 @@ import { atCallerOffset } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
+import { freshHoursRow } from '../rollups/interface.ts'
 import { autoGranularity, bucketStarts } from './buckets.ts'
 import {
   MAX_BUCKETS,
@@ -68,8 +69,6 @@ export function toQuery(
   }
 }
 
-const freshRow = z.object({ hours: z.array(z.number().int().nonnegative()) })
-
 /** The window's hours (Unix seconds) the rollup answers (sql.ts), or undefined when the query cannot use it. */
 export async function freshHours(
   client: ClickHouseClient,
@@ -79,7 +78,7 @@ export async function freshHours(
   const statement = freshHoursStatement(query)
   if (!statement) return undefined
   const [found] = await readRows(client, limits, statement)
-  return freshRow.parse(found).hours
+  return freshHoursRow.parse(found).hours
 }
 
 /** ClickHouse's rows (cells, series totals, grand totals) as zero-filled series. */

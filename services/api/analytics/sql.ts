@@ -1,6 +1,13 @@
-import { INSERTS_TABLE, ROLLUP_COLUMNS, ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
+import { ROLLUP_COLUMNS, ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
 import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../../shared/filters/compile.ts'
+import {
+  freshHoursStatement as freshHoursOf,
+  inRanges,
+  newestBuild,
+  splitWindow,
+  usableSplit,
+} from '../rollups/interface.ts'
 import { bucketSql, type Granularity } from './buckets.ts'
 import { DIMENSIONS, MEASURES, type Measure } from './schema.ts'
 
@@ -8,13 +15,6 @@ interface Statement {
   query: string
   query_params: Record<string, unknown>
 }
-
-const HOUR_MS = 3_600_000
-/**
- * Stretches of a window read from the rollup or raw, one condition each; with more of either,
- * the window is read raw whole.
- */
-const MAX_RANGES = 48
 
 export interface MetricsQuery {
   organizationId: string
@@ -110,16 +110,11 @@ WHERE organization_id = {org:UUID}
 /** The rollup's grouping columns; the dimensions of the same names group by them. */
 const ROLLUP_SET = new Set<string>(ROLLUP_COLUMNS)
 
-/** The whole hours of the window, as [first, end) in Unix ms. */
-function wholeHours(q: MetricsQuery): [number, number] {
-  return [Math.ceil(q.startMs / HOUR_MS) * HOUR_MS, Math.floor(q.endMs / HOUR_MS) * HOUR_MS]
-}
-
 /**
- * The statement answering, in one row, the window's whole hours (Unix seconds) whose newest
- * rollup build answers for exactly the rows written (accepted_rows, request-hours.ts); undefined when the query cannot
- * use the rollup: a dimension or filter on something it does not keep, minute buckets, or an
- * offset that is not whole hours.
+ * The statement answering the window's whole hours (Unix seconds) the metrics rollup answers for
+ * (services/api/rollups/interface.ts); undefined when the query cannot use the rollup: a
+ * dimension or filter on something it does not keep, minute buckets, or an offset that is not
+ * whole hours.
  */
 export function freshHoursStatement(q: MetricsQuery): Statement | undefined {
   const usable =
@@ -127,68 +122,7 @@ export function freshHoursStatement(q: MetricsQuery): Statement | undefined {
     q.timezoneDifference % 60 === 0 &&
     q.dimensions.every((d) => ROLLUP_SET.has(d)) &&
     [...q.filter.columns].every((c) => ROLLUP_SET.has(c))
-  const [first, end] = wholeHours(q)
-  if (!usable || first >= end) return undefined
-  const range = `hour >= toDateTime({first:UInt32}, 'UTC') AND hour < toDateTime({end:UInt32}, 'UTC')`
-  return {
-    query: `
-SELECT groupArray(toUInt32(b.hour)) AS hours
-FROM (
-  SELECT hour, argMax(accepted_rows, build) AS accepted FROM ${ROLLUP_TABLE}
-  WHERE organization_id = {org:UUID} AND is_total = 1 AND ${range}
-  GROUP BY hour
-) AS b
-INNER JOIN (
-  SELECT hour, sum(rows) AS rows FROM ${INSERTS_TABLE}
-  WHERE organization_id = {org:UUID} AND ${range}
-  GROUP BY hour
-) AS i ON b.hour = i.hour
-WHERE b.accepted = i.rows`,
-    query_params: { org: q.organizationId, first: first / 1000, end: end / 1000 },
-  }
-}
-
-/**
- * The window split at the fresh hours (Unix seconds): the stretches of whole fresh hours, and the
- * stretches between them, both as [from, to) in Unix ms.
- */
-function split(
-  q: MetricsQuery,
-  freshHours: number[],
-): { fresh: [number, number][]; stale: [number, number][] } {
-  const hours = freshHours.map((h) => h * 1000).sort((a, b) => a - b)
-  const fresh: [number, number][] = []
-  const stale: [number, number][] = []
-  let at = q.startMs
-  for (const h of hours) {
-    if (h < at || h + HOUR_MS > q.endMs) continue
-    if (h > at) stale.push([at, h])
-    const last = fresh.at(-1)
-    if (last && last[1] === h) last[1] = h + HOUR_MS
-    else fresh.push([h, h + HOUR_MS])
-    at = h + HOUR_MS
-  }
-  if (at < q.endMs) stale.push([at, q.endMs])
-  return { fresh, stale }
-}
-
-/** `column` in any of the ranges, each bound a parameter named after `name`. */
-function inRanges(
-  column: string,
-  ranges: [number, number][],
-  name: string,
-  type: 'hour' | 'ms',
-  params: Record<string, unknown>,
-): string {
-  const bound = (key: string) =>
-    type === 'hour' ? `toDateTime({${key}:UInt32}, 'UTC')` : `fromUnixTimestamp64Milli({${key}:Int64}, 'UTC')`
-  return ranges
-    .map(([from, to], i) => {
-      params[`${name}_from_${i}`] = type === 'hour' ? from / 1000 : from
-      params[`${name}_to_${i}`] = type === 'hour' ? to / 1000 : to
-      return `(${column} >= ${bound(`${name}_from_${i}`)} AND ${column} < ${bound(`${name}_to_${i}`)})`
-    })
-    .join('\n      OR ')
+  return usable ? freshHoursOf(ROLLUP_TABLE, q.organizationId, q.startMs, q.endMs) : undefined
 }
 
 /**
@@ -232,8 +166,9 @@ const OVER_SOURCE: Record<Measure, { sql: string; reads: string[] }> = {
  * stale stretches are too many, the raw rows alone. Either way the answer is the same.
  */
 export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statement {
-  const { fresh, stale } = split(q, freshHours ?? [])
-  if (fresh.length === 0 || Math.max(fresh.length, stale.length) > MAX_RANGES) return rawStatement(q)
+  const window = splitWindow(q.startMs, q.endMs, freshHours ?? [])
+  if (!usableSplit(window)) return rawStatement(q)
+  const { fresh, stale } = window
   const params: Record<string, unknown> = {
     ...q.filter.params,
     org: q.organizationId,
@@ -242,17 +177,11 @@ export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statem
   }
   const carried = [...new Set(['requests', ...q.measures.flatMap((m) => OVER_SOURCE[m].reads)])]
   const freshHour = inRanges('hour', fresh, 'fresh', 'hour', params)
-  // Each fresh hour's newest build, whichever it is now: every build is a whole, deduplicated
-  // count of its hour at the time it read it.
   const rollupSide = `
   SELECT toDateTime64(hour, 3, 'UTC') AS at, ${ROLLUP_COLUMNS.join(', ')},
     ${carried.join(', ')}
   FROM ${ROLLUP_TABLE}
-  WHERE organization_id = {org:UUID} AND is_total = 0 AND (${freshHour})
-    AND (hour, build) IN (
-      SELECT hour, max(build) FROM ${ROLLUP_TABLE}
-      WHERE organization_id = {org:UUID} AND is_total = 1 AND (${freshHour})
-      GROUP BY hour)
+  WHERE organization_id = {org:UUID} AND ${newestBuild(ROLLUP_TABLE, freshHour)}
     AND (${q.filter.sql})`
   const rawSides = stale.length
     ? `

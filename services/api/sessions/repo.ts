@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
+import { freshHoursRow } from '../rollups/interface.ts'
 import {
   countStatement,
   newestPageIdsStatement,
@@ -8,6 +9,8 @@ import {
   pageStatement,
   type SessionQuery,
   type Statement,
+  totalsHoursStatement,
+  totalsPageStatement,
 } from './sql.ts'
 
 /** A session row as ClickHouse returns it: times in UTC ISO, numbers as JSON numbers. */
@@ -40,8 +43,16 @@ const countSchema = z.object({ count: z.number().int() })
 export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits) {
   const rows = (statement: Statement) => readRows(client, limits, statement)
   return {
-    /** Two passes (services/api/sessions/sql.ts): the page's ids, then their aggregates. */
+    /**
+     * Sorted by cost, count or latency with nothing but the window: the hours the sessions rollup
+     * answers for, then the page from it in one statement. Otherwise two passes
+     * (services/api/sessions/sql.ts): the page's ids, then their aggregates.
+     */
     async page(query: SessionQuery): Promise<SessionRow[]> {
+      const hours = totalsHoursStatement(query)
+      const totals =
+        hours && totalsPageStatement(query, freshHoursRow.array().parse(await rows(hours))[0]?.hours ?? [])
+      if (totals) return sessionRowSchema.array().parse(await rows(totals))
       const ids = async (statement: Statement) => pageRowSchema.array().parse(await rows(statement))
       const newest = newestPageIdsStatement(query)
       let page = newest ? await ids(newest) : []

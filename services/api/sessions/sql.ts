@@ -1,4 +1,7 @@
+import { SESSION_ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
+import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import { compileSessionFilter } from '../../shared/filters/compile.ts'
+import { freshHoursStatement, inRanges, newestBuild, splitWindow, usableSplit } from '../rollups/interface.ts'
 
 export const SORT_FIELDS = [
   'created_at',
@@ -168,6 +171,131 @@ function needsFinal(q: SessionQuery, having: string): boolean {
   return Object.keys(AGGREGATES).some(
     (alias) => !alias.endsWith('_at') && new RegExp(`\\b${alias}\\b`).test(having),
   )
+}
+
+/**
+ * The sessions rollup (session_hour_totals, built per closed hour by ingest: request-hours.ts)
+ * answers lists sorted by cost, request count or latency when nothing but the window narrows the
+ * requests: each session's hour rows added up, with the window's other stretches (its partial
+ * first and last hours, hours not built or written to since) grouped from the requests, FINAL.
+ * Each aggregate below is the one AGGREGATES computes from the requests, over the rollup's columns.
+ */
+const OVER_TOTALS: Record<string, string> = {
+  session_created_at: 'min(first_request_at)',
+  session_latest_request_created_at: 'max(last_request_at)',
+  session_total_cost: 'least(sum(cost), 1.7976931348623157e308)',
+  session_total_requests: 'sum(requests)',
+  session_prompt_tokens: 'sum(prompt_tokens)',
+  session_completion_tokens: 'sum(completion_tokens)',
+  session_total_tokens: 'sum(prompt_tokens) + sum(completion_tokens)',
+  session_avg_latency: 'sum(latency_sum) / sum(requests)',
+  latest_session_name: "argMaxIf(latest_name, latest_name_at, latest_name != '')",
+  user_ids: 'groupUniqArrayArray(user_ids)',
+}
+
+/** The rollup's columns, each as one session's requests give it (the build's aggregates). */
+const TOTALS_FROM_RAW: Record<string, string> = {
+  first_request_at: 'min(request_created_at)',
+  last_request_at: 'max(request_created_at)',
+  requests: 'count()',
+  cost: 'sum(cost)',
+  prompt_tokens: 'sum(prompt_tokens)',
+  completion_tokens: 'sum(completion_tokens)',
+  latency_sum: 'sum(latency)',
+  user_ids: "groupUniqArrayIf(user_id, user_id != '')",
+  latest_name: "argMaxIf(session_name, request_created_at, session_name != '')",
+  latest_name_at: "maxIf(request_created_at, session_name != '')",
+}
+
+/** Whether the list reads the sessions rollup: a sort it keeps, and nothing but the window. */
+function totalsUsable(q: SessionQuery): boolean {
+  if (TIME_SORTS.includes(q.sort.field) || q.search || q.nameEquals !== undefined) return false
+  const c = conditions(q)
+  return !c.filtered && c.having === 'true' && !c.scoreJoin
+}
+
+/**
+ * The statement answering the window's whole hours the sessions rollup answers for (services/api/rollups/interface.ts),
+ * or undefined when this list does not read the rollup.
+ */
+export function totalsHoursStatement(q: SessionQuery): Statement | undefined {
+  return totalsUsable(q)
+    ? freshHoursStatement(SESSION_ROLLUP_TABLE, q.organizationId, q.startMs, q.endMs)
+    : undefined
+}
+
+/**
+ * Per session and stretch, the rollup's `columns`: the fresh hours' rows of their newest builds,
+ * and the stale stretches grouped from the requests (FINAL); `only` narrows both to some sessions.
+ * Null when the window is better read from the requests alone.
+ */
+function totalsSource(
+  q: SessionQuery,
+  freshHours: readonly number[],
+  columns: string[],
+  params: Record<string, unknown>,
+  only = 'true',
+): string | null {
+  const window = splitWindow(q.startMs, q.endMs, freshHours)
+  if (!usableSplit(window)) return null
+  const rollupSide = `
+    SELECT session_id, ${columns.join(', ')}
+    FROM ${SESSION_ROLLUP_TABLE}
+    WHERE organization_id = {org:UUID} AND ${newestBuild(SESSION_ROLLUP_TABLE, inRanges('hour', window.fresh, 'fresh', 'hour', params))}
+      AND ${only}`
+  if (window.stale.length === 0) return rollupSide
+  return `${rollupSide}
+    UNION ALL
+    SELECT session_id, ${columns.map((c) => `${TOTALS_FROM_RAW[c]} AS ${c}`).join(', ')}
+    FROM ${REQUEST_TABLE} FINAL
+    WHERE organization_id = {org:UUID} AND session_id != ''
+      AND (${inRanges('request_created_at', window.stale, 'raw', 'ms', params)})
+      AND ${only}
+    GROUP BY session_id`
+}
+
+/** The rollup's columns `aliases` (OVER_TOTALS) read, and those aggregates over the source. */
+function overTotals(aliases: string[]): { columns: string[]; select: string } {
+  const select = aliases.map((a) => `${OVER_TOTALS[a]} AS ${a}`).join(', ')
+  const columns = Object.keys(TOTALS_FROM_RAW).filter((c) => new RegExp(`\\b${c}\\b`).test(select))
+  return { columns, select }
+}
+
+/**
+ * The whole page from the sessions rollup in one statement, given the hours it answers for
+ * (totalsHoursStatement's answer): the page's ids by the sort key alone, then every aggregate of
+ * those sessions. Null when the list does not read the rollup, or the window is better read from
+ * the requests (then the two passes below run).
+ */
+export function totalsPageStatement(q: SessionQuery, freshHours: readonly number[]): Statement | null {
+  if (!totalsUsable(q)) return null
+  const after = afterCursor(q)
+  const params: Record<string, unknown> = {
+    ...conditions(q).params,
+    ...after.params,
+    limit: q.limit,
+    offset: q.offset,
+  }
+  const key = overTotals([SORT_ALIASES[q.sort.field]])
+  const all = overTotals(Object.keys(OVER_TOTALS))
+  const ranked = totalsSource(q, freshHours, key.columns, params)
+  const page = totalsSource(q, freshHours, all.columns, params, 'session_id IN (SELECT session_id FROM page)')
+  if (!ranked || !page) return null
+  return {
+    query: `
+WITH page AS (
+  SELECT session_id, ${key.select}
+  FROM (${ranked})
+  GROUP BY session_id
+  HAVING ${after.sql}
+  ORDER BY ${orderOf(q)}
+  LIMIT {limit:UInt32} OFFSET {offset:UInt64})
+SELECT session_id, ${all.select}
+FROM (${page})
+GROUP BY session_id
+ORDER BY ${orderOf(q)}`,
+    query_params: params,
+  }
 }
 
 /**

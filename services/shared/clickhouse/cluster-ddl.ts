@@ -68,6 +68,8 @@ const SHARDING_KEYS: Readonly<Record<string, string>> = {
   // counts are written by their view beside the requests counted (this key serves the backfill).
   request_hour_inserts: 'cityHash64(organization_id, hour)',
   request_hours: 'cityHash64(organization_id, hour)',
+  // The sessions rollup likewise: a build is one part on one shard.
+  session_hour_totals: 'cityHash64(organization_id, hour)',
   // Read through joins on the request id, never per shard beside their request: placed by id.
   scores: 'cityHash64(organization_id, id)',
   request_property_updates: 'cityHash64(organization_id, request_id)',

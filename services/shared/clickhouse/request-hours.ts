@@ -5,11 +5,12 @@ import type { ClickHouseClient } from './client.ts'
 import { REQUEST_TABLE } from './request-table.ts'
 
 /**
- * The metrics rollup (schemas/clickhouse/0004_request_hours.sql): per organization and closed
- * hour, the hour's requests aggregated once per request by the columns below. An hour is used
+ * The rollups of closed hours, per organization and hour, the hour's requests aggregated once per
+ * request: the metrics rollup (schemas/clickhouse/0004_request_hours.sql) by the columns below,
+ * and the sessions rollup (0006_session_hour_totals.sql) by session. An hour of a rollup is used
  * only while its newest build's `accepted_rows` equals the rows request_hour_inserts says were
- * written (every copy counted); otherwise the metrics query reads that hour's raw rows. So the
- * rollup is never wrong, only sometimes not used.
+ * written (every copy counted); otherwise the query reads that hour's raw rows. So a rollup is
+ * never wrong, only sometimes not used.
  *
  * A build accepts the count it read before reading the raw rows when it read exactly that many
  * rows. When it read fewer (a merge removed a redelivered copy, or a counted row was not visible
@@ -19,6 +20,7 @@ import { REQUEST_TABLE } from './request-table.ts'
  */
 export const ROLLUP_TABLE = 'request_hours'
 export const INSERTS_TABLE = 'request_hour_inserts'
+export const SESSION_ROLLUP_TABLE = 'session_hour_totals'
 
 /** The columns a rollup row is grouped by: what a metrics dimension or filter may use on it. */
 export const ROLLUP_COLUMNS = ['provider', 'model', 'status', 'prompt_id', 'prompt_version'] as const
@@ -29,44 +31,40 @@ const CONFIRM_AFTER_MS = 10_000
 
 const built = counter(
   'tally_metrics_rollup_builds_total',
-  'Hours of the metrics rollup built by ingest, one build each',
+  'Hours of the metrics and sessions rollups built by ingest, one build of each per hour',
 )
 const failed = counter(
   'tally_metrics_rollup_build_failures_total',
-  'Builds of an hour, or rounds, of the metrics rollup that failed (tried again next round)',
+  'Builds of an hour, or rounds, of the metrics and sessions rollups that failed (tried again next round)',
 )
 
-/**
- * One hour of one organization, built in one statement: the count of rows written so far and the
- * previous build's figures are read first (scalar subqueries), then the raw rows once (no FINAL),
- * each request reduced to its newest copy (argMax by ingested_at, as ReplacingMergeTree keeps
- * it), then grouped; the GROUPING SETS' hour-only row is the build's total row. The insert is
- * squashed into one block, so a build lands whole or not at all. Every value is a parameter;
- * `build` is new for every attempt (milliseconds × 10^6 plus a random part), so only one attempt
- * is ever read.
- */
-const BUILD = `
-INSERT INTO ${ROLLUP_TABLE}
-WITH
-  (SELECT sum(rows) FROM ${INSERTS_TABLE}
-   WHERE organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC')) AS seen_now,
-  (SELECT tuple(max(build), argMax(inserts_seen, build), argMax(covered_rows, build)) FROM ${ROLLUP_TABLE}
-   WHERE organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC') AND is_total = 1) AS previous
-SELECT
-  {org:UUID} AS organization_id,
-  toDateTime({hour:UInt32}, 'UTC') AS hour,
-  {build:UInt64} AS build,
-  grouping(provider) AS is_total,
-  if(is_total = 1, sum(copies), 0) AS covered_rows,
-  if(is_total = 1, seen_now, 0) AS inserts_seen,
-  if(is_total = 1,
-     if(covered_rows = seen_now
-        OR (previous.2 = seen_now AND previous.3 = covered_rows
-            AND intDiv({build:UInt64}, 1000000) >= intDiv(previous.1, 1000000) + {confirm_after:UInt64}),
-        seen_now, 0),
-     0) AS accepted_rows,
-  provider, model, status, prompt_id, prompt_version,
-  count() AS requests,
+/** A rollup of closed hours: one table, built per organization and hour by the same protocol. */
+interface Rollup {
+  table: string
+  /** The columns of the rows that are not the hour's total (the total row leaves them empty). */
+  groupBy: readonly string[]
+  /** Each request's columns as its newest copy has them, under these names, for the aggregates. */
+  columns: readonly string[]
+  /** The rows' aggregates over those requests (`created` is the request's request_created_at). */
+  aggregates: string
+  /** Which grouped rows are kept besides the total row. */
+  keep?: string
+}
+
+const METRICS: Rollup = {
+  table: ROLLUP_TABLE,
+  groupBy: ROLLUP_COLUMNS,
+  columns: [
+    ...ROLLUP_COLUMNS,
+    'cost',
+    'prompt_tokens',
+    'completion_tokens',
+    'total_tokens',
+    'latency',
+    'user_id',
+    'session_id',
+  ],
+  aggregates: `count() AS requests,
   sum(cost) AS cost,
   sum(prompt_tokens) AS prompt_tokens,
   sum(completion_tokens) AS completion_tokens,
@@ -75,16 +73,70 @@ SELECT
   groupArray(latency) AS latencies,
   countIf(status < 200 OR status >= 400) AS errors,
   uniqExactStateIf(user_id, user_id != '') AS users,
-  uniqExactStateIf(session_id, session_id != '') AS sessions
+  uniqExactStateIf(session_id, session_id != '') AS sessions`,
+}
+
+/**
+ * The sessions rollup (schemas/clickhouse/0006_session_hour_totals.sql): per session, what the
+ * session list shows, in a form that adds up over hours (services/api/sessions/sql.ts).
+ */
+const SESSIONS: Rollup = {
+  table: SESSION_ROLLUP_TABLE,
+  groupBy: ['session_id'],
+  columns: ['session_id', 'session_name', 'user_id', 'cost', 'prompt_tokens', 'completion_tokens', 'latency'],
+  aggregates: `min(created) AS first_request_at,
+  max(created) AS last_request_at,
+  count() AS requests,
+  sum(cost) AS cost,
+  sum(prompt_tokens) AS prompt_tokens,
+  sum(completion_tokens) AS completion_tokens,
+  sum(latency) AS latency_sum,
+  groupUniqArrayIf(user_id, user_id != '') AS user_ids,
+  argMaxIf(session_name, created, session_name != '') AS latest_name,
+  maxIf(created, session_name != '') AS latest_name_at`,
+  keep: "session_id != ''",
+}
+
+const ROLLUPS = [METRICS, SESSIONS] as const
+
+/**
+ * One hour of one organization's rollup, built in one statement: the count of rows written so far
+ * and the previous build's figures are read first (scalar subqueries), then the raw rows once (no
+ * FINAL), each request reduced to its newest copy (argMax by ingested_at, as ReplacingMergeTree
+ * keeps it), then grouped; the GROUPING SETS' hour-only row is the build's total row. The insert
+ * is squashed into one block, so a build lands whole or not at all. Every value is a parameter;
+ * `build` is new for every attempt (milliseconds × 10^6 plus a random part), so only one attempt
+ * is ever read.
+ */
+function buildStatement(rollup: Rollup): string {
+  const hour = `organization_id = {org:UUID} AND hour = toDateTime({hour:UInt32}, 'UTC')`
+  return `
+INSERT INTO ${rollup.table}
+WITH
+  (SELECT sum(rows) FROM ${INSERTS_TABLE} WHERE ${hour}) AS seen_now,
+  (SELECT tuple(max(build), argMax(inserts_seen, build), argMax(covered_rows, build)) FROM ${rollup.table}
+   WHERE ${hour} AND is_total = 1) AS previous
+SELECT
+  {org:UUID} AS organization_id,
+  toDateTime({hour:UInt32}, 'UTC') AS hour,
+  {build:UInt64} AS build,
+  grouping(${rollup.groupBy[0]}) AS is_total,
+  if(is_total = 1, sum(copies), 0) AS covered_rows,
+  if(is_total = 1, seen_now, 0) AS inserts_seen,
+  if(is_total = 1,
+     if(covered_rows = seen_now
+        OR (previous.2 = seen_now AND previous.3 = covered_rows
+            AND intDiv({build:UInt64}, 1000000) >= intDiv(previous.1, 1000000) + {confirm_after:UInt64}),
+        seen_now, 0),
+     0) AS accepted_rows,
+  ${rollup.groupBy.join(', ')},
+  ${rollup.aggregates}
 FROM (
-  SELECT copies,
-    r.1 AS provider, r.2 AS model, r.3 AS status, r.4 AS prompt_id, r.5 AS prompt_version,
-    r.6 AS cost, r.7 AS prompt_tokens, r.8 AS completion_tokens, r.9 AS total_tokens,
-    r.10 AS latency, r.11 AS user_id, r.12 AS session_id
+  SELECT copies, created,
+    ${rollup.columns.map((c, i) => `r.${i + 1} AS ${c}`).join(', ')}
   FROM (
-    SELECT count() AS copies,
-      argMax((provider, model, status, prompt_id, prompt_version, cost, prompt_tokens,
-              completion_tokens, total_tokens, latency, user_id, session_id), ingested_at) AS r
+    SELECT count() AS copies, request_created_at AS created,
+      argMax((${rollup.columns.join(', ')}), ingested_at) AS r
     FROM ${REQUEST_TABLE}
     WHERE organization_id = {org:UUID}
       AND request_created_at >= toDateTime64({hour:UInt32}, 3, 'UTC')
@@ -93,12 +145,28 @@ FROM (
     GROUP BY organization_id, request_created_at, request_id
   )
 )
-GROUP BY GROUPING SETS ((provider, model, status, prompt_id, prompt_version), ())`
+GROUP BY GROUPING SETS ((${rollup.groupBy.join(', ')}), ())${rollup.keep ? `\nHAVING is_total = 1 OR ${rollup.keep}` : ''}`
+}
+
+const BUILDS = ROLLUPS.map(buildStatement)
+
+/** Per organization and hour of the listing's range, the newest build of `rollup` and what it answers for. */
+const newestBuilds = (rollup: Rollup) => `(
+  SELECT organization_id, hour, max(build) AS newest, argMax(accepted_rows, build) AS accepted,
+         argMax(inserts_seen, build) AS seen
+  FROM ${rollup.table}
+  WHERE is_total = 1 AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
+  GROUP BY organization_id, hour
+)`
+
+/** Whether the newest build (`b`) of a rollup fails to answer for the hour's rows, and may be rebuilt now. */
+const staleBy = (b: string) => `(i.rows != ${b}.accepted
+    AND (i.rows != ${b}.seen OR intDiv(${b}.newest, 1000000) + {confirm_after:UInt64} <= {clock:UInt64}))`
 
 /**
- * Closed hours whose newest build is not accepted for the rows written: never built, written to
- * since, or not confirmed yet. An hour whose newest build saw the present count and could not be
- * confirmed waits until CONFIRM_AFTER_MS after it (the next build may confirm it).
+ * Closed hours whose newest build of either rollup is not accepted for the rows written: never
+ * built, written to since, or not confirmed yet. An hour whose newest build saw the present count
+ * and could not be confirmed waits until CONFIRM_AFTER_MS after it (the next build may confirm it).
  */
 const STALE = `
 SELECT toString(i.organization_id) AS org, toUInt32(i.hour) AS hour
@@ -107,15 +175,8 @@ FROM (
   WHERE hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
   GROUP BY organization_id, hour
 ) AS i
-LEFT JOIN (
-  SELECT organization_id, hour, max(build) AS newest, argMax(accepted_rows, build) AS accepted,
-         argMax(inserts_seen, build) AS seen
-  FROM ${ROLLUP_TABLE}
-  WHERE is_total = 1 AND hour >= toDateTime({from:UInt32}, 'UTC') AND hour < toDateTime({to:UInt32}, 'UTC')
-  GROUP BY organization_id, hour
-) AS b ON i.organization_id = b.organization_id AND i.hour = b.hour
-WHERE i.rows != b.accepted
-  AND (i.rows != b.seen OR intDiv(b.newest, 1000000) + {confirm_after:UInt64} <= {clock:UInt64})
+${ROLLUPS.map((r, n) => `LEFT JOIN ${newestBuilds(r)} AS b${n} ON i.organization_id = b${n}.organization_id AND i.hour = b${n}.hour`).join('\n')}
+WHERE ${ROLLUPS.map((_, n) => staleBy(`b${n}`)).join('\n   OR ')}
 ORDER BY i.hour DESC
 LIMIT {per_org:UInt32} BY i.organization_id
 LIMIT {max:UInt32}
@@ -158,15 +219,25 @@ const runNow: AdmitBuild = async (_organizationId, build) => {
   return true
 }
 
-/** Builds one hour of one organization's rollup. */
+/** Builds one hour of one organization in each rollup, one after the other. */
 export async function buildHour(
   client: ClickHouseClient,
   organizationId: string,
   hourMs: number,
   limits: BuildLimits,
 ): Promise<void> {
+  for (const query of BUILDS) await buildOne(client, query, organizationId, hourMs, limits)
+}
+
+async function buildOne(
+  client: ClickHouseClient,
+  query: string,
+  organizationId: string,
+  hourMs: number,
+  limits: BuildLimits,
+): Promise<void> {
   await client.command({
-    query: BUILD,
+    query,
     query_params: {
       org: organizationId,
       hour: hourMs / 1000,

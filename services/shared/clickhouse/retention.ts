@@ -5,19 +5,20 @@ import { type Sql, type TxSql, transaction } from '../postgres.ts'
 import { PROPERTY_UPDATE_TABLE, SCORE_TABLE } from './annotation-tables.ts'
 import type { ClickHouseClient, ClickHouseHandle } from './client.ts'
 import { type ClickHouseLayout, localTable, onCluster } from './cluster-ddl.ts'
-import { INSERTS_TABLE, ROLLUP_TABLE } from './request-hours.ts'
+import { INSERTS_TABLE, ROLLUP_TABLE, SESSION_ROLLUP_TABLE } from './request-hours.ts'
 import { REQUEST_TABLE } from './request-table.ts'
 
 /**
  * The tables a request lives in, each with the time its retention counts from: the request itself
- * (its created_at), what is derived from it per hour (sessions' hours, the metrics rollup and its
- * insert counts), so that nothing about an expired request outlives it by more than an hour, and
+ * (its created_at), what is derived from it per hour (sessions' hours, the metrics and sessions
+ * rollups and the insert counts), so that nothing about an expired request outlives it by more than an hour, and
  * what was said of it after the fact (scores and property updates, from when they were set).
  */
 const RETAINED: readonly { table: string; time: string }[] = [
   { table: REQUEST_TABLE, time: 'toDateTime(request_created_at)' },
   { table: 'session_hours', time: 'hour' },
   { table: ROLLUP_TABLE, time: 'hour' },
+  { table: SESSION_ROLLUP_TABLE, time: 'hour' },
   { table: INSERTS_TABLE, time: 'hour' },
   { table: SCORE_TABLE, time: 'toDateTime(created_at)' },
   { table: PROPERTY_UPDATE_TABLE, time: 'toDateTime(updated_at)' },
