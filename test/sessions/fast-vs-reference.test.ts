@@ -13,6 +13,7 @@ import { count, sessions } from './client.ts'
  */
 let tally: TestTally
 let org: TestOrg
+let neighbour: TestOrg
 const START = Date.UTC(2026, 9, 2)
 const DAY = 86_400_000
 const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
@@ -20,7 +21,7 @@ const WINDOW = { startTimeUnixMs: START, endTimeUnixMs: START + 30 * DAY }
 beforeAll(async () => {
   tally = await startTestTally()
   org = await tally.newOrg()
-  const neighbour = await tally.newOrg()
+  neighbour = await tally.newOrg()
   await generateSessions(tally.clickhouse, {
     organizations: [org.organizationId, neighbour.organizationId],
     requests: 100_000,
@@ -305,6 +306,10 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
   beforeAll(async () => {
     for (let h = 0; h < BUILT_HOURS; h += 1)
       await buildHour(tally.clickhouse, org.organizationId, START + h * HOUR, limits)
+    // The other organization's first two days too: a read that leaked across organizations would
+    // add its sessions to the pages below.
+    for (let h = 0; h < 48; h += 1)
+      await buildHour(tally.clickhouse, neighbour.organizationId, START + h * HOUR, limits)
   }, 120_000)
 
   const sorted: [string, Record<string, unknown>, Reference][] = cases.filter(
