@@ -13,7 +13,7 @@ const HOUR_MS = 3_600_000
  * Stretches of a window read from the rollup or raw, one condition each; with more of either,
  * the window is read raw whole.
  */
-export const MAX_RANGES = 48
+const MAX_RANGES = 48
 
 /** A stretch of time, [from, to) in Unix ms. */
 export type Range = [number, number]
