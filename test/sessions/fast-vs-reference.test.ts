@@ -312,6 +312,7 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
       await buildHour(tally.clickhouse, neighbour.organizationId, START + h * HOUR, limits)
   }, 120_000)
 
+  const AT_LEAST_TEN = { sessions_request_response_rmt: { session_total_requests: { gte: 10 } } }
   const sorted: [string, Record<string, unknown>, Reference][] = cases.filter(
     ([, overrides]) =>
       !('search' in overrides) &&
@@ -322,6 +323,43 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
       !('latest_request_created_at' in (overrides.sort as object)),
   )
   sorted.push(
+    [
+      'a session-level filter, newest first',
+      { filter: AT_LEAST_TEN },
+      { order: 'r_created_at DESC', having: 'r_total_requests >= 10' },
+    ],
+    [
+      'session-level filters under or, by latest request, oldest first, second page',
+      {
+        filter: {
+          left: { sessions_request_response_rmt: { session_total_cost: { gt: 6 } } },
+          operator: 'or',
+          right: { sessions_request_response_rmt: { session_total_tokens: { lt: 9000 } } },
+        },
+        sort: { latest_request_created_at: 'asc' },
+        offset: 50,
+      },
+      {
+        order: 'r_latest_request_created_at ASC',
+        having: 'r_total_cost > 6 OR r_total_tokens < 9000',
+        offset: 50,
+      },
+    ],
+    [
+      'a filter on the session times, by cost',
+      {
+        filter: {
+          sessions_request_response_rmt: {
+            session_created_at: { gte: new Date(START + 3 * DAY).toISOString() },
+          },
+        },
+        sort: { total_cost: 'desc' },
+      },
+      {
+        order: 'r_total_cost DESC',
+        having: `r_created_at >= ${START + 3 * DAY}`,
+      },
+    ],
     [
       'total_cost desc, window cut mid-hour on both ends',
       {
@@ -351,10 +389,17 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
     ],
   )
 
-  it('is read for those sorts only, and for the built hours', async () => {
+  it('is read for those sorts and session-level filters only, and for the built hours', async () => {
     expect(await freshHours({ sort: { total_cost: 'desc' } })).toBe(BUILT_HOURS)
     expect(await freshHours({ sort: { avg_latency: 'asc' } })).toBe(BUILT_HOURS)
     expect(await freshHours({ sort: { created_at: 'desc' } })).toBeUndefined()
+    expect(await freshHours({ sort: { created_at: 'desc' }, filter: AT_LEAST_TEN })).toBe(BUILT_HOURS)
+    expect(
+      await freshHours({
+        sort: { total_cost: 'desc' },
+        filter: { left: AT_LEAST_TEN, operator: 'and', right: claudeRequests },
+      }),
+    ).toBeUndefined()
     expect(await freshHours({ sort: { total_cost: 'desc' }, search: 'sess' })).toBeUndefined()
     expect(await freshHours({ sort: { total_cost: 'desc' }, nameEquals: 'Ops #1' })).toBeUndefined()
     expect(

@@ -44,8 +44,8 @@ export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits)
   const rows = (statement: Statement) => readRows(client, limits, statement)
   return {
     /**
-     * Sorted by cost, count or latency with nothing but the window: the hours the sessions rollup
-     * answers for, then the page from it in one statement. Otherwise two passes
+     * Sorted by cost, count or latency, or narrowed by session-level conditions only: the hours
+     * the sessions rollup answers for, then the page from it in one statement. Otherwise two passes
      * (services/api/sessions/sql.ts): the page's ids, then their aggregates.
      */
     async page(query: SessionQuery): Promise<SessionRow[]> {

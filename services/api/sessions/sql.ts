@@ -175,8 +175,9 @@ function needsFinal(q: SessionQuery, having: string): boolean {
 
 /**
  * The sessions rollup (session_hour_totals, built per closed hour by ingest: request-hours.ts)
- * answers lists sorted by cost, request count or latency when nothing but the window narrows the
- * requests: each session's hour rows added up, with the window's other stretches (its partial
+ * answers lists sorted by cost, request count or latency, and lists with session-level conditions,
+ * when no request-level condition, search or name narrows the requests: each session's hour rows
+ * added up, with the window's other stretches (its partial
  * first and last hours, hours not built or written to since) grouped from the requests, FINAL.
  * Each aggregate below is the one AGGREGATES computes from the requests, over the rollup's columns.
  */
@@ -207,11 +208,17 @@ const TOTALS_FROM_RAW: Record<string, string> = {
   latest_name_at: "maxIf(request_created_at, session_name != '')",
 }
 
-/** Whether the list reads the sessions rollup: a sort it keeps, and nothing but the window. */
+/**
+ * Whether the list reads the sessions rollup: nothing but the window and session-level conditions
+ * (on the aggregates the rollup adds up), sorted by cost, count or latency, or by time with a
+ * session-level condition.
+ */
 function totalsUsable(q: SessionQuery): boolean {
-  if (TIME_SORTS.includes(q.sort.field) || q.search || q.nameEquals !== undefined) return false
+  if (q.search || q.nameEquals !== undefined) return false
   const c = conditions(q)
-  return !c.filtered && c.having === 'true' && !c.scoreJoin
+  if (c.filtered || c.scoreJoin) return false
+  // Sorted by time with nothing but the window, session_hours answers for less.
+  return c.having !== 'true' || !TIME_SORTS.includes(q.sort.field)
 }
 
 /**
@@ -269,14 +276,17 @@ function overTotals(aliases: string[]): { columns: string[]; select: string } {
  */
 export function totalsPageStatement(q: SessionQuery, freshHours: readonly number[]): Statement | null {
   if (!totalsUsable(q)) return null
+  const { having, params: filterParams } = conditions(q)
   const after = afterCursor(q)
   const params: Record<string, unknown> = {
-    ...conditions(q).params,
+    ...filterParams,
     ...after.params,
     limit: q.limit,
     offset: q.offset,
   }
-  const key = overTotals([SORT_ALIASES[q.sort.field]])
+  // The sort key and whatever a session-level filter names.
+  const named = Object.keys(AGGREGATES).filter((alias) => new RegExp(`\\b${alias}\\b`).test(having))
+  const key = overTotals([...new Set([SORT_ALIASES[q.sort.field], ...named])])
   const all = overTotals(Object.keys(OVER_TOTALS))
   const ranked = totalsSource(q, freshHours, key.columns, params)
   const page = totalsSource(q, freshHours, all.columns, params, 'session_id IN (SELECT session_id FROM page)')
@@ -287,7 +297,7 @@ WITH page AS (
   SELECT session_id, ${key.select}
   FROM (${ranked})
   GROUP BY session_id
-  HAVING ${after.sql}
+  HAVING (${having}) AND ${after.sql}
   ORDER BY ${orderOf(q)}
   LIMIT {limit:UInt32} OFFSET {offset:UInt64})
 SELECT session_id, ${all.select}
