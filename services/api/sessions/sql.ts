@@ -1,4 +1,4 @@
-import { SESSION_ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
+import { SESSION_ROLLUP_TABLE, SESSION_TOTALS } from '../../shared/clickhouse/request-hours.ts'
 import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import { compileSessionFilter } from '../../shared/filters/compile.ts'
 import { freshHoursStatement, inRanges, newestBuild, splitWindow, usableSplit } from '../rollups/interface.ts'
@@ -194,20 +194,6 @@ const OVER_TOTALS: Record<string, string> = {
   user_ids: 'groupUniqArrayArray(user_ids)',
 }
 
-/** The rollup's columns, each as one session's requests give it (the build's aggregates). */
-const TOTALS_FROM_RAW: Record<string, string> = {
-  first_request_at: 'min(request_created_at)',
-  last_request_at: 'max(request_created_at)',
-  requests: 'count()',
-  cost: 'sum(cost)',
-  prompt_tokens: 'sum(prompt_tokens)',
-  completion_tokens: 'sum(completion_tokens)',
-  latency_sum: 'sum(latency)',
-  user_ids: "groupUniqArrayIf(user_id, user_id != '')",
-  latest_name: "argMaxIf(session_name, request_created_at, session_name != '')",
-  latest_name_at: "maxIf(request_created_at, session_name != '')",
-}
-
 /**
  * Whether the list reads the sessions rollup: nothing but the window and session-level conditions
  * (on the aggregates the rollup adds up), sorted by cost, count or latency, or by time with a
@@ -253,7 +239,7 @@ function totalsSource(
   if (window.stale.length === 0) return rollupSide
   return `${rollupSide}
     UNION ALL
-    SELECT session_id, ${columns.map((c) => `${TOTALS_FROM_RAW[c]} AS ${c}`).join(', ')}
+    SELECT session_id, ${columns.map((c) => `${SESSION_TOTALS[c]} AS ${c}`).join(', ')}
     FROM ${REQUEST_TABLE} FINAL
     WHERE organization_id = {org:UUID} AND session_id != ''
       AND (${inRanges('request_created_at', window.stale, 'raw', 'ms', params)})
@@ -264,7 +250,7 @@ function totalsSource(
 /** The rollup's columns `aliases` (OVER_TOTALS) read, and those aggregates over the source. */
 function overTotals(aliases: string[]): { columns: string[]; select: string } {
   const select = aliases.map((a) => `${OVER_TOTALS[a]} AS ${a}`).join(', ')
-  const columns = Object.keys(TOTALS_FROM_RAW).filter((c) => new RegExp(`\\b${c}\\b`).test(select))
+  const columns = Object.keys(SESSION_TOTALS).filter((c) => new RegExp(`\\b${c}\\b`).test(select))
   return { columns, select }
 }
 

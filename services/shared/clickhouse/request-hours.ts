@@ -45,7 +45,7 @@ interface Rollup {
   groupBy: readonly string[]
   /** Each request's columns as its newest copy has them, under these names, for the aggregates. */
   columns: readonly string[]
-  /** The rows' aggregates over those requests (`created` is the request's request_created_at). */
+  /** The rows' aggregates over those requests (and their request_created_at). */
   aggregates: string
   /** Which grouped rows are kept besides the total row. */
   keep?: string
@@ -77,6 +77,24 @@ const METRICS: Rollup = {
 }
 
 /**
+ * The sessions rollup's columns, each as one session's requests give it: the build aggregates a
+ * request's newest copies this way, and a read the requests of the hours it cannot take from the
+ * rollup (FINAL), so the two always agree.
+ */
+export const SESSION_TOTALS: Readonly<Record<string, string>> = {
+  first_request_at: 'min(request_created_at)',
+  last_request_at: 'max(request_created_at)',
+  requests: 'count()',
+  cost: 'sum(cost)',
+  prompt_tokens: 'sum(prompt_tokens)',
+  completion_tokens: 'sum(completion_tokens)',
+  latency_sum: 'sum(latency)',
+  user_ids: "groupUniqArrayIf(user_id, user_id != '')",
+  latest_name: "argMaxIf(session_name, request_created_at, session_name != '')",
+  latest_name_at: "maxIf(request_created_at, session_name != '')",
+}
+
+/**
  * The sessions rollup (schemas/clickhouse/0006_session_hour_totals.sql): per session, what the
  * session list shows, in a form that adds up over hours (services/api/sessions/sql.ts).
  */
@@ -84,16 +102,9 @@ const SESSIONS: Rollup = {
   table: SESSION_ROLLUP_TABLE,
   groupBy: ['session_id'],
   columns: ['session_id', 'session_name', 'user_id', 'cost', 'prompt_tokens', 'completion_tokens', 'latency'],
-  aggregates: `min(created) AS first_request_at,
-  max(created) AS last_request_at,
-  count() AS requests,
-  sum(cost) AS cost,
-  sum(prompt_tokens) AS prompt_tokens,
-  sum(completion_tokens) AS completion_tokens,
-  sum(latency) AS latency_sum,
-  groupUniqArrayIf(user_id, user_id != '') AS user_ids,
-  argMaxIf(session_name, created, session_name != '') AS latest_name,
-  maxIf(created, session_name != '') AS latest_name_at`,
+  aggregates: Object.entries(SESSION_TOTALS)
+    .map(([column, sql]) => `${sql} AS ${column}`)
+    .join(',\n  '),
   keep: "session_id != ''",
 }
 
@@ -132,10 +143,10 @@ SELECT
   ${rollup.groupBy.join(', ')},
   ${rollup.aggregates}
 FROM (
-  SELECT copies, created,
+  SELECT copies, request_created_at,
     ${rollup.columns.map((c, i) => `r.${i + 1} AS ${c}`).join(', ')}
   FROM (
-    SELECT count() AS copies, request_created_at AS created,
+    SELECT count() AS copies, request_created_at,
       argMax((${rollup.columns.join(', ')}), ingested_at) AS r
     FROM ${REQUEST_TABLE}
     WHERE organization_id = {org:UUID}
