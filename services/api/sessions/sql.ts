@@ -113,21 +113,21 @@ function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean })
   const hourEnd = Math.floor(q.endMs / HOUR) * HOUR
   // The rollup's hours are DateTime (1970 to 2106); windows reaching beyond read the requests.
   if (hourEnd <= hourStart || hourStart < 0 || hourEnd >= 2 ** 32 * 1000) return null
+  const edges = partialHours(q, hourStart, hourEnd)
+  const either = [edges.before, edges.after].filter((edge) => edge !== undefined)
   const sql = `
     SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
     FROM session_hours
     WHERE organization_id = {org:UUID}
-      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')
-    UNION ALL
-    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
-    FROM request_response_rmt
-    WHERE organization_id = {org:UUID} AND session_id != ''
-      AND ((request_created_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC')
-            AND request_created_at < fromUnixTimestamp64Milli({hour_start_ms:Int64}, 'UTC'))
-        OR (request_created_at >= fromUnixTimestamp64Milli({hour_end_ms:Int64}, 'UTC')
-            AND request_created_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')))`
+      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')${
+        either.length === 0
+          ? ''
+          : `
+    UNION ALL${requestTimes(`(${either.join(' OR ')})`)}`
+      }`
   return {
     sql,
+    edges,
     params: {
       hour_start: hourStart / 1000,
       hour_end: hourEnd / 1000,
@@ -136,6 +136,29 @@ function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean })
     },
   }
 }
+
+/**
+ * The window's stretches before its first whole hour and after its last, as conditions on the
+ * request time, each only when not empty: a window of whole hours reads no request.
+ */
+function partialHours(
+  q: SessionQuery,
+  hourStart: number,
+  hourEnd: number,
+): { before?: string; after?: string } {
+  const stretch = (from: string, to: string) =>
+    `(request_created_at >= fromUnixTimestamp64Milli({${from}:Int64}, 'UTC') AND request_created_at < fromUnixTimestamp64Milli({${to}:Int64}, 'UTC'))`
+  return {
+    ...(q.startMs < hourStart ? { before: stretch('start', 'hour_start_ms') } : {}),
+    ...(hourEnd < q.endMs ? { after: stretch('hour_end_ms', 'end') } : {}),
+  }
+}
+
+/** Each request of the organization's sessions matching `when`, as a rollup row of its own. */
+const requestTimes = (when: string) => `
+    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
+    FROM request_response_rmt
+    WHERE organization_id = {org:UUID} AND session_id != '' AND ${when}`
 
 /** How a cursor's value is read back into the sort alias's type. */
 const KEY_PARAMS: Record<SortField, string> = {
@@ -346,16 +369,15 @@ export function newestPageIdsStatement(q: SessionQuery): Statement | null {
   if (!rollup) return null
   const hours = `organization_id = {org:UUID}
       AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')`
-  const request = (from: string, to: string) => `
-    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
-    FROM request_response_rmt
-    WHERE organization_id = {org:UUID} AND session_id != ''
-      AND request_created_at >= fromUnixTimestamp64Milli({${from}:Int64}, 'UTC')
-      AND request_created_at < fromUnixTimestamp64Milli({${to}:Int64}, 'UTC')`
+  const { before, after } = rollup.edges
   const recent = `
     SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
-    FROM session_hours WHERE ${hours} AND hour >= cut
-    UNION ALL ${request('hour_end_ms', 'end')}`
+    FROM session_hours WHERE ${hours} AND hour >= cut${
+      after
+        ? `
+    UNION ALL ${requestTimes(after)}`
+        : ''
+    }`
   return {
     query: `
 WITH (SELECT min(hour) FROM (SELECT hour FROM session_hours WHERE ${hours} ORDER BY hour DESC LIMIT {rows:UInt32})) AS cut
@@ -364,8 +386,12 @@ FROM (${recent})
 GROUP BY session_id
 HAVING session_id NOT IN (
   SELECT session_id FROM session_hours
-  WHERE ${hours} AND hour < cut AND session_id IN (SELECT session_id FROM (${recent}))
-  UNION ALL SELECT session_id FROM (${request('start', 'hour_start_ms')}))
+  WHERE ${hours} AND hour < cut AND session_id IN (SELECT session_id FROM (${recent}))${
+    before
+      ? `
+  UNION ALL SELECT session_id FROM (${requestTimes(before)})`
+      : ''
+  })
 ORDER BY ${orderOf(q)}
 LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
     query_params: {
