@@ -1,4 +1,4 @@
-import { ROLLUP_COLUMNS, ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
+import { METRIC_TOTALS, ROLLUP_COLUMNS, ROLLUP_TABLE } from '../../shared/clickhouse/request-hours.ts'
 import { REQUEST_TABLE } from '../../shared/clickhouse/request-table.ts'
 import type { CompiledFilter } from '../../shared/filters/compile.ts'
 import {
@@ -125,24 +125,6 @@ export function freshHoursStatement(q: MetricsQuery): Statement | undefined {
   return usable ? freshHoursOf(ROLLUP_TABLE, q.organizationId, q.startMs, q.endMs) : undefined
 }
 
-/**
- * The columns of a rollup row a measure may read, each with the same from raw rows: both sides of
- * the union give them under these names, so the outer query aggregates them alike. Only the
- * columns the measures read are carried.
- */
-const FROM_RAW: Record<string, string> = {
-  requests: 'count()',
-  cost: 'sum(cost)',
-  prompt_tokens: 'sum(prompt_tokens)',
-  completion_tokens: 'sum(completion_tokens)',
-  total_tokens: 'sum(total_tokens)',
-  latency_sum: 'sum(latency)',
-  latencies: 'groupArray(latency)',
-  errors: 'countIf(status < 200 OR status >= 400)',
-  users: "uniqExactStateIf(user_id, user_id != '')",
-  sessions: "uniqExactStateIf(session_id, session_id != '')",
-}
-
 /** Each measure over the source: the same value as MEASURES' over raw rows (same types, same order of operations). */
 const OVER_SOURCE: Record<Measure, { sql: string; reads: string[] }> = {
   count: { sql: 'sum(requests)', reads: ['requests'] },
@@ -175,6 +157,8 @@ export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statem
     tz_minutes: q.timezoneDifference,
     top: q.limit,
   }
+  // The rollup's columns the measures read; the requests of stale hours give each under its name
+  // as the build does (METRIC_TOTALS), so the outer query aggregates both sides alike.
   const carried = [...new Set(['requests', ...q.measures.flatMap((m) => OVER_SOURCE[m].reads)])]
   const freshHour = inRanges('hour', fresh, 'fresh', 'hour', params)
   const rollupSide = `
@@ -187,7 +171,7 @@ export function metricsStatement(q: MetricsQuery, freshHours?: number[]): Statem
     ? `
   UNION ALL
   SELECT toDateTime64(toStartOfHour(request_created_at), 3, 'UTC') AS at, ${ROLLUP_COLUMNS.join(', ')},
-    ${carried.map((c) => `${FROM_RAW[c]} AS ${c}`).join(', ')}
+    ${carried.map((c) => `${METRIC_TOTALS[c]} AS ${c}`).join(', ')}
   FROM ${REQUEST_TABLE} FINAL
   WHERE organization_id = {org:UUID}
     AND (${inRanges('request_created_at', stale, 'raw', 'ms', params)})

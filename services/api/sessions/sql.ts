@@ -91,10 +91,15 @@ function conditions(q: SessionQuery) {
   }
 }
 
+/** Which of `names` the SQL `text` names, as whole words. */
+const namedIn = (names: string[], text: string): string[] =>
+  names.filter((name) => new RegExp(`\\b${name}\\b`).test(text))
+
 /** Only the aggregates a HAVING clause names, so the cheap first pass stays cheap. */
 function aggregatesFor(text: string, always: string[]): string {
+  const named = new Set([...always, ...namedIn(Object.keys(AGGREGATES), text)])
   return Object.entries(AGGREGATES)
-    .filter(([alias]) => always.includes(alias) || new RegExp(`\\b${alias}\\b`).test(text))
+    .filter(([alias]) => named.has(alias))
     .map(([alias, sql]) => `${sql} AS ${alias}`)
     .join(', ')
 }
@@ -191,9 +196,7 @@ const orderOf = (q: SessionQuery) =>
  */
 function needsFinal(q: SessionQuery, having: string): boolean {
   if (!TIME_SORTS.includes(q.sort.field)) return true
-  return Object.keys(AGGREGATES).some(
-    (alias) => !alias.endsWith('_at') && new RegExp(`\\b${alias}\\b`).test(having),
-  )
+  return namedIn(Object.keys(AGGREGATES), having).some((alias) => !alias.endsWith('_at'))
 }
 
 /**
@@ -273,7 +276,7 @@ function totalsSource(
 /** The rollup's columns `aliases` (OVER_TOTALS) read, and those aggregates over the source. */
 function overTotals(aliases: string[]): { columns: string[]; select: string } {
   const select = aliases.map((a) => `${OVER_TOTALS[a]} AS ${a}`).join(', ')
-  const columns = Object.keys(SESSION_TOTALS).filter((c) => new RegExp(`\\b${c}\\b`).test(select))
+  const columns = namedIn(Object.keys(SESSION_TOTALS), select)
   return { columns, select }
 }
 
@@ -294,7 +297,7 @@ export function totalsPageStatement(q: SessionQuery, freshHours: readonly number
     offset: q.offset,
   }
   // The sort key and whatever a session-level filter names.
-  const named = Object.keys(AGGREGATES).filter((alias) => new RegExp(`\\b${alias}\\b`).test(having))
+  const named = namedIn(Object.keys(AGGREGATES), having)
   const key = overTotals([...new Set([SORT_ALIASES[q.sort.field], ...named])])
   const all = overTotals(Object.keys(OVER_TOTALS))
   const ranked = totalsSource(q, freshHours, key.columns, params)

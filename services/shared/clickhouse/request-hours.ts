@@ -51,6 +51,30 @@ interface Rollup {
   keep?: string
 }
 
+/**
+ * The metrics rollup's measures columns, each as one hour's requests (of one set of dimensions)
+ * give it: the build aggregates a request's newest copies this way, and a metrics read the
+ * requests of the hours it cannot take from the rollup (FINAL), so the two always agree.
+ */
+export const METRIC_TOTALS: Readonly<Record<string, string>> = {
+  requests: 'count()',
+  cost: 'sum(cost)',
+  prompt_tokens: 'sum(prompt_tokens)',
+  completion_tokens: 'sum(completion_tokens)',
+  total_tokens: 'sum(total_tokens)',
+  latency_sum: 'sum(latency)',
+  latencies: 'groupArray(latency)',
+  errors: 'countIf(status < 200 OR status >= 400)',
+  users: "uniqExactStateIf(user_id, user_id != '')",
+  sessions: "uniqExactStateIf(session_id, session_id != '')",
+}
+
+/** A record of columns and their aggregates as a SELECT list. */
+const selectList = (totals: Readonly<Record<string, string>>) =>
+  Object.entries(totals)
+    .map(([column, sql]) => `${sql} AS ${column}`)
+    .join(',\n  ')
+
 const METRICS: Rollup = {
   table: ROLLUP_TABLE,
   groupBy: ROLLUP_COLUMNS,
@@ -64,16 +88,7 @@ const METRICS: Rollup = {
     'user_id',
     'session_id',
   ],
-  aggregates: `count() AS requests,
-  sum(cost) AS cost,
-  sum(prompt_tokens) AS prompt_tokens,
-  sum(completion_tokens) AS completion_tokens,
-  sum(total_tokens) AS total_tokens,
-  sum(latency) AS latency_sum,
-  groupArray(latency) AS latencies,
-  countIf(status < 200 OR status >= 400) AS errors,
-  uniqExactStateIf(user_id, user_id != '') AS users,
-  uniqExactStateIf(session_id, session_id != '') AS sessions`,
+  aggregates: selectList(METRIC_TOTALS),
 }
 
 /**
@@ -102,9 +117,7 @@ const SESSIONS: Rollup = {
   table: SESSION_ROLLUP_TABLE,
   groupBy: ['session_id'],
   columns: ['session_id', 'session_name', 'user_id', 'cost', 'prompt_tokens', 'completion_tokens', 'latency'],
-  aggregates: Object.entries(SESSION_TOTALS)
-    .map(([column, sql]) => `${sql} AS ${column}`)
-    .join(',\n  '),
+  aggregates: selectList(SESSION_TOTALS),
   keep: "session_id != ''",
 }
 
