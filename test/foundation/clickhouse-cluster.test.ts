@@ -623,6 +623,10 @@ describe('ClickHouse cluster DDL', () => {
         const sorted = body({ sort })
         expect(await sessions(onCluster, org, sorted)).toEqual(await sessions(onOne, org, sorted))
       }
+      // And the count of sessions passing a session-level condition.
+      const costly = body({ filter: { sessions_request_response_rmt: { session_total_cost: { gte: 1 } } } })
+      expect(await count(onCluster, org, costly)).toBeGreaterThan(0)
+      expect(await count(onCluster, org, costly)).toBe(await count(onOne, org, costly))
     } finally {
       await onOne.close()
       await onCluster.close()

@@ -119,7 +119,7 @@ async function reference(r: Reference) {
 async function referenceCount(r: Reference): Promise<number> {
   const window = r.window ?? WINDOW
   const rs = await tally.clickhouse.query({
-    query: `SELECT count() AS n FROM (${referenceSql(r, 'session_id, count() AS r_total_requests')})`,
+    query: `SELECT count() AS n FROM (${referenceSql(r, AGGREGATES)})`,
     query_params: {
       org: org.organizationId,
       start: window.startTimeUnixMs,
@@ -299,12 +299,12 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
   const HOUR = 3_600_000
   const BUILT_HOURS = 5 * 24
   const limits = { statementTimeoutMs: 60_000, memoryBytes: 2 ** 30, confirmAfterMs: 0 }
-  const freshHours = async (overrides: Record<string, unknown>) => {
+  const freshHours = async (overrides: Record<string, unknown>, counting = false) => {
     const q = toQuery(
       org.organizationId,
       sessionQueryBody.parse({ timeFilter: WINDOW, timezoneDifference: 0, filter: 'all', ...overrides }),
     )
-    const statement = totalsHoursStatement(q)
+    const statement = totalsHoursStatement(q, counting)
     if (!statement) return undefined
     const rs = await tally.clickhouse.query({ ...statement, format: 'JSONEachRow' })
     return ((await rs.json<{ hours: number[] }>())[0]?.hours ?? []).length
@@ -398,6 +398,12 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
 
   it('is read for those sorts and session-level filters only, and for the built hours', async () => {
     expect(await freshHours({ sort: { total_cost: 'desc' } })).toBe(BUILT_HOURS)
+    // A count reads it for session-level conditions only, whatever the sort.
+    expect(await freshHours({ sort: { total_cost: 'desc' } }, true)).toBeUndefined()
+    expect(await freshHours({ filter: AT_LEAST_TEN }, true)).toBe(BUILT_HOURS)
+    expect(
+      await freshHours({ filter: { left: AT_LEAST_TEN, operator: 'and', right: claudeRequests } }, true),
+    ).toBeUndefined()
     expect(await freshHours({ sort: { avg_latency: 'asc' } })).toBe(BUILT_HOURS)
     expect(await freshHours({ sort: { created_at: 'desc' } })).toBeUndefined()
     expect(await freshHours({ sort: { created_at: 'desc' }, filter: AT_LEAST_TEN })).toBe(BUILT_HOURS)
@@ -419,9 +425,15 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
 
   it.each(sorted)('%s', async (_name, overrides, ref) => {
     const payload = { timeFilter: WINDOW, timezoneDifference: 0, filter: 'all', ...overrides }
-    const [fast, expected] = await Promise.all([sessions(tally, org, payload), reference(ref)])
+    const [fast, expected, total, expectedTotal] = await Promise.all([
+      sessions(tally, org, payload),
+      reference(ref),
+      count(tally, org, payload),
+      referenceCount(ref),
+    ])
     expect(expected.length).toBeGreaterThan(0)
     expect(fast).toEqual(expected)
+    expect(total).toBe(expectedTotal)
   })
 
   it('an hour written to after its build is read from the requests until built again', async () => {
@@ -442,6 +454,20 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
     }
     const hours = await hoursOf()
     expect(hours.length).toBeGreaterThan(0)
+    // The sessions costing at least as much as the top one: it among them until its re-send.
+    const costly = {
+      timeFilter: built,
+      timezoneDifference: 0,
+      filter: { sessions_request_response_rmt: { session_total_cost: { gte: top?.total_cost } } },
+    }
+    const costlyRef = {
+      order: 'r_total_cost DESC',
+      window: built,
+      having: `r_total_cost >= ${top?.total_cost}`,
+    }
+    const before = await count(tally, org, costly)
+    expect(before).toBeGreaterThan(0)
+    expect(before).toBe(await referenceCount(costlyRef))
     await tally.clickhouse.command({
       query: `INSERT INTO request_response_rmt
               SELECT * REPLACE (0 AS cost, now64(3) + 2 AS ingested_at)
@@ -454,6 +480,8 @@ describe('sorted by cost, count or latency, with the sessions rollup built', () 
     const [fast, expected] = await Promise.all([sessions(tally, org, payload), reference(ref)])
     expect(fast).toEqual(expected)
     expect(fast[0]?.session_id).not.toBe(top?.session_id)
+    expect(await count(tally, org, costly)).toBe(before - 1)
+    expect(await referenceCount(costlyRef)).toBe(before - 1)
     // Built again, those hours are read from the rollup, with the same answer.
     for (const hour of hours) await buildHour(tally.clickhouse, org.organizationId, hour, limits)
     expect(await freshHours({ timeFilter: built, sort: { total_cost: 'desc' } })).toBe(BUILT_HOURS)

@@ -9,6 +9,7 @@ import {
   pageStatement,
   type SessionQuery,
   type Statement,
+  totalsCountStatement,
   totalsHoursStatement,
   totalsPageStatement,
 } from './sql.ts'
@@ -42,6 +43,11 @@ const countSchema = z.object({ count: z.number().int() })
 /** Each statement runs under the query limits: a session page is up to three of them. */
 export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits) {
   const rows = (statement: Statement) => readRows(client, limits, statement)
+  /** The hours the sessions rollup answers for, when the list (or its count) reads it. */
+  const freshHours = async (query: SessionQuery, counting = false) => {
+    const hours = totalsHoursStatement(query, counting)
+    return hours && (freshHoursRow.array().parse(await rows(hours))[0]?.hours ?? [])
+  }
   return {
     /**
      * Sorted by cost, count or latency, or narrowed by session-level conditions only: the hours
@@ -49,9 +55,8 @@ export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits)
      * (services/api/sessions/sql.ts): the page's ids, then their aggregates.
      */
     async page(query: SessionQuery): Promise<SessionRow[]> {
-      const hours = totalsHoursStatement(query)
-      const totals =
-        hours && totalsPageStatement(query, freshHoursRow.array().parse(await rows(hours))[0]?.hours ?? [])
+      const hours = await freshHours(query)
+      const totals = hours && totalsPageStatement(query, hours)
       if (totals) return sessionRowSchema.array().parse(await rows(totals))
       const ids = async (statement: Statement) => pageRowSchema.array().parse(await rows(statement))
       const newest = newestPageIdsStatement(query)
@@ -65,8 +70,11 @@ export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits)
       return sessionRowSchema.array().parse(await rows(statement))
     },
 
+    /** Narrowed by session-level conditions only: the rollup's hours, then the count from it. */
     async count(query: SessionQuery): Promise<number> {
-      const [row] = countSchema.array().parse(await rows(countStatement(query)))
+      const hours = await freshHours(query, true)
+      const totals = hours && totalsCountStatement(query, hours)
+      const [row] = countSchema.array().parse(await rows(totals || countStatement(query)))
       return row?.count ?? 0
     },
   }

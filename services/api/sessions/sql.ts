@@ -223,22 +223,24 @@ const OVER_TOTALS: Record<string, string> = {
 /**
  * Whether the list reads the sessions rollup: nothing but the window and session-level conditions
  * (on the aggregates the rollup adds up), sorted by cost, count or latency, or by time with a
- * session-level condition.
+ * session-level condition. A count reads it for session-level conditions only (without them it
+ * counts session_hours' sessions, whatever the sort).
  */
-function totalsUsable(q: SessionQuery): boolean {
+function totalsUsable(q: SessionQuery, counting = false): boolean {
   if (q.search || q.nameEquals !== undefined) return false
   const c = conditions(q)
   if (c.filtered || c.scoreJoin) return false
+  if (c.having !== 'true') return true
   // Sorted by time with nothing but the window, session_hours answers for less.
-  return c.having !== 'true' || !TIME_SORTS.includes(q.sort.field)
+  return !counting && !TIME_SORTS.includes(q.sort.field)
 }
 
 /**
  * The statement answering the window's whole hours the sessions rollup answers for (services/api/rollups/interface.ts),
- * or undefined when this list does not read the rollup.
+ * or undefined when this list (or its count) does not read the rollup.
  */
-export function totalsHoursStatement(q: SessionQuery): Statement | undefined {
-  return totalsUsable(q)
+export function totalsHoursStatement(q: SessionQuery, counting = false): Statement | undefined {
+  return totalsUsable(q, counting)
     ? freshHoursStatement(SESSION_ROLLUP_TABLE, q.organizationId, q.startMs, q.endMs)
     : undefined
 }
@@ -316,6 +318,32 @@ SELECT session_id, ${all.select}
 FROM (${page})
 GROUP BY session_id
 ORDER BY ${orderOf(q)}`,
+    query_params: params,
+  }
+}
+
+/**
+ * How many sessions pass the session-level conditions, from the sessions rollup given the hours
+ * it answers for (totalsHoursStatement with `counting`): the page's ranking without its order and
+ * limit. Null when the count does not read the rollup, or the window is better read from the
+ * requests (then countStatement).
+ */
+export function totalsCountStatement(q: SessionQuery, freshHours: readonly number[]): Statement | null {
+  if (!totalsUsable(q, true)) return null
+  const { having, params: filterParams } = conditions(q)
+  const params: Record<string, unknown> = { ...filterParams }
+  const key = overTotals([
+    ...new Set(['session_total_requests', ...namedIn(Object.keys(AGGREGATES), having)]),
+  ])
+  const source = totalsSource(q, freshHours, key.columns, params)
+  if (!source) return null
+  return {
+    query: `
+SELECT count() AS count FROM (
+  SELECT session_id, ${key.select}
+  FROM (${source})
+  GROUP BY session_id
+  HAVING ${having})`,
     query_params: params,
   }
 }
