@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateSessions } from '../../bench/sessions-data.ts'
+import { createSessionRepo } from '../../services/api/sessions/repo.ts'
 import { sessionQueryBody, toQuery } from '../../services/api/sessions/routes.ts'
 import { totalsHoursStatement } from '../../services/api/sessions/sql.ts'
+import type { ClickHouseClient } from '../../services/shared/clickhouse/client.ts'
+import { queryLimits } from '../../services/shared/clickhouse/query-limits.ts'
 import { buildHour } from '../../services/shared/clickhouse/request-hours.ts'
+import { sampleEvent } from '../support/events.ts'
 import { startTestTally, type TestOrg, type TestTally } from '../support/harness.ts'
-import { count, sessions } from './client.ts'
+import { count, insert, sessions } from './client.ts'
 
 /**
  * The fast path (two passes, FINAL) against a naive reference written by hand: one GROUP BY over
@@ -86,12 +90,12 @@ GROUP BY session_id
 HAVING ${r.having ?? 'true'}`
 }
 
-async function reference(r: Reference) {
+async function reference(r: Reference, of: TestOrg = org) {
   const window = r.window ?? WINDOW
   const rs = await tally.clickhouse.query({
     query: `${referenceSql(r, AGGREGATES)} ORDER BY ${r.order}, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
     query_params: {
-      org: org.organizationId,
+      org: of.organizationId,
       start: window.startTimeUnixMs,
       end: window.endTimeUnixMs,
       offset: r.offset ?? 0,
@@ -116,12 +120,12 @@ async function reference(r: Reference) {
   }))
 }
 
-async function referenceCount(r: Reference): Promise<number> {
+async function referenceCount(r: Reference, of: TestOrg = org): Promise<number> {
   const window = r.window ?? WINDOW
   const rs = await tally.clickhouse.query({
     query: `SELECT count() AS n FROM (${referenceSql(r, AGGREGATES)})`,
     query_params: {
-      org: org.organizationId,
+      org: of.organizationId,
       start: window.startTimeUnixMs,
       end: window.endTimeUnixMs,
       ...r.params,
@@ -278,6 +282,59 @@ describe('fast path equals the naive reference on generated data', () => {
         expect(fast).toEqual(expected)
         expect(await count(tally, org, payload)).toBe(await referenceCount(ref))
       }
+  })
+
+  it("a small organization's page is the newest-first shortcut's alone when it took the whole window", async () => {
+    const small = await tally.newOrg()
+    const HOUR = 3_600_000
+    const day = START + 2 * DAY
+    const at = (minutes: number) => new Date(day + minutes * 60_000)
+    // Nine sessions over eight hours, one of them spread over three; "early" only in the half
+    // hour before 01:00, which a window starting at 00:30 reads from the requests.
+    const events = [
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `small-${i}`, minutes: 60 + i * 60 + i })),
+      { id: 'small-spread', minutes: 65 },
+      { id: 'small-spread', minutes: 185 },
+      { id: 'small-spread', minutes: 425 },
+      { id: 'early', minutes: 40 },
+    ].map(({ id, minutes }, i) =>
+      sampleEvent({
+        organization_id: small.organizationId,
+        session_id: id,
+        created_at: at(minutes),
+        completed_at: at(minutes),
+        cost_usd: (i + 1) / 8,
+        user_id: `u${i % 2}`,
+      }),
+    )
+    await insert(tally, events)
+    // The repository over the same client, counting the statements a page takes.
+    let n = 0
+    const counting = {
+      query: (params: Parameters<ClickHouseClient['query']>[0]) => {
+        n += 1
+        return tally.clickhouse.query(params)
+      },
+      command: (params: Parameters<ClickHouseClient['command']>[0]) => tally.clickhouse.command(params),
+    } as unknown as ClickHouseClient
+    const repo = createSessionRepo(counting, queryLimits(tally.config))
+    const whole = { startTimeUnixMs: day, endTimeUnixMs: day + 9 * HOUR + 1_234 }
+    const cut = { startTimeUnixMs: day + 30 * 60_000, endTimeUnixMs: day + 9 * HOUR }
+    for (const [window, offset, expectedStatements] of [
+      [whole, 0, 2],
+      [whole, 4, 2],
+      // The partial first hour's sessions are not in the rollup: the first pass runs too.
+      [cut, 0, 3],
+    ] as const) {
+      const payload = { timeFilter: window, timezoneDifference: 0, filter: 'all', offset }
+      const expected = await reference({ order: 'r_created_at DESC', window, offset }, small)
+      expect(expected.length).toBeGreaterThan(0)
+      n = 0
+      const rows = await repo.page(toQuery(small.organizationId, sessionQueryBody.parse(payload)))
+      expect(rows.map((r) => r.session_id)).toEqual(expected.map((r) => r.session_id))
+      expect(n).toBe(expectedStatements)
+      expect(await sessions(tally, small, payload)).toEqual(expected)
+    }
   })
 
   it('the re-ingested requests replaced their first versions rather than adding to them', async () => {

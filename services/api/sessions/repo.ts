@@ -38,6 +38,9 @@ const pageRowSchema = sessionRowSchema.pick({
   session_latest_request_created_at: true,
 })
 
+/** The newest-first shortcut's rows: whether they are the whole window's answer, too. */
+const newestRowSchema = pageRowSchema.extend({ whole_window: z.number().int() })
+
 const countSchema = z.object({ count: z.number().int() })
 
 /** Each statement runs under the query limits: a session page is up to three of them. */
@@ -60,8 +63,9 @@ export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits)
       if (totals) return sessionRowSchema.array().parse(await rows(totals))
       const ids = async (statement: Statement) => pageRowSchema.array().parse(await rows(statement))
       const newest = newestPageIdsStatement(query)
-      let page = newest ? await ids(newest) : []
-      if (page.length < query.limit) page = await ids(pageIdsStatement(query))
+      const shortcut = newest ? newestRowSchema.array().parse(await rows(newest)) : []
+      const whole = shortcut.length > 0 && shortcut.every((r) => r.whole_window === 1)
+      const page = shortcut.length < query.limit && !whole ? await ids(pageIdsStatement(query)) : shortcut
       if (page.length === 0) return []
       // ISO 8601 UTC text of one format sorts like the instants it names.
       const from = page.map((r) => r.session_created_at).sort()[0] as string

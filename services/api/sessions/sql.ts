@@ -390,7 +390,9 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
  * window: take the latest rollup rows until there are about twice as many as the page needs (the
  * cut), group those, and drop the sessions that also appear before the cut (their first request is
  * older). Every session left has its true first request after the cut, and every session not
- * considered starts before it, so when this fills the page it is the exact page; when it does not,
+ * considered starts before it, so when this fills the page it is the exact page. So is a page it
+ * does not fill when the cut took every rollup row of the window and the window starts on a whole
+ * hour (`whole_window`: nothing older was left out, a small organization's usual case); otherwise
  * the caller runs pageIdsStatement.
  */
 export function newestPageIdsStatement(q: SessionQuery): Statement | null {
@@ -411,8 +413,10 @@ export function newestPageIdsStatement(q: SessionQuery): Statement | null {
     }`
   return {
     query: `
-WITH (SELECT min(hour) FROM (SELECT hour FROM session_hours WHERE ${hours} ORDER BY hour DESC LIMIT {rows:UInt32})) AS cut
-SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at
+WITH (SELECT (min(hour), count()) FROM (SELECT hour FROM session_hours WHERE ${hours} ORDER BY hour DESC LIMIT {rows:UInt32})) AS latest,
+  latest.1 AS cut
+SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at,
+  ${before ? '0' : 'latest.2 < {rows:UInt32}'} AS whole_window
 FROM (${recent})
 GROUP BY session_id
 HAVING session_id NOT IN (
