@@ -29,15 +29,15 @@ GROUP BY session_id ORDER BY ${key === 'sum(cost)' ? 'cost' : 'first_at'} ${orde
 }
 
 export const CEILINGS = {
-  // Newest first from the rollup: group only the latest {rows} hour rows, minus sessions seen
-  // before them (bench windows are whole hours; the page is full, which the bench checks).
+  // Newest first from the rollup: group only the sessions the latest {rows} hour rows name, over
+  // all their rows, keeping those not seen before them (bench windows are whole hours; the page is
+  // full, which the bench checks).
   timePage: `
 WITH (SELECT min(hour) FROM (SELECT hour FROM session_hours WHERE ${HOURS} ORDER BY hour DESC LIMIT {rows:UInt32})) AS cut,
 page AS (
-  SELECT session_id, min(first_request_at) AS k FROM session_hours WHERE ${HOURS} AND hour >= cut
-  GROUP BY session_id
-  HAVING session_id NOT IN (SELECT session_id FROM session_hours WHERE ${HOURS} AND hour < cut
-    AND session_id IN (SELECT session_id FROM session_hours WHERE ${HOURS} AND hour >= cut))
+  SELECT session_id, min(first_request_at) AS k FROM session_hours
+  WHERE ${HOURS} AND session_id IN (SELECT session_id FROM session_hours WHERE ${HOURS} AND hour >= cut)
+  GROUP BY session_id HAVING min(hour) >= cut
   ORDER BY k DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32})
 SELECT ${ALL} FROM request_response_rmt
 WHERE ${WINDOW} AND session_id IN (SELECT session_id FROM page)

@@ -289,14 +289,16 @@ describe('fast path equals the naive reference on generated data', () => {
     const HOUR = 3_600_000
     const day = START + 2 * DAY
     const at = (minutes: number) => new Date(day + minutes * 60_000)
-    // Nine sessions over eight hours, one of them spread over three; "early" only in the half
-    // hour before 01:00, which a window starting at 00:30 reads from the requests.
+    // Nine sessions over eight hours, one of them spread over three; "early" in the half hour
+    // before 01:00, which a window starting at 00:30 reads from the requests, and again last: the
+    // newest session by its last request, the oldest by its first.
     const events = [
       ...Array.from({ length: 8 }, (_, i) => ({ id: `small-${i}`, minutes: 60 + i * 60 + i })),
       { id: 'small-spread', minutes: 65 },
       { id: 'small-spread', minutes: 185 },
       { id: 'small-spread', minutes: 425 },
       { id: 'early', minutes: 40 },
+      { id: 'early', minutes: 500 },
     ].map(({ id, minutes }, i) =>
       sampleEvent({
         organization_id: small.organizationId,
@@ -320,14 +322,16 @@ describe('fast path equals the naive reference on generated data', () => {
     const repo = createSessionRepo(counting, queryLimits(tally.config))
     const whole = { startTimeUnixMs: day, endTimeUnixMs: day + 9 * HOUR + 1_234 }
     const cut = { startTimeUnixMs: day + 30 * 60_000, endTimeUnixMs: day + 9 * HOUR }
-    for (const [window, offset, expectedStatements] of [
-      [whole, 0, 2],
-      [whole, 4, 2],
+    for (const [window, offset, limit, expectedStatements] of [
+      [whole, 0, 50, 2],
+      [whole, 4, 50, 2],
       // The partial first hour's sessions are not in the rollup: the first pass runs too.
-      [cut, 0, 3],
+      [cut, 0, 50, 3],
+      // Unless the shortcut fills the page, "early" ranked by its first request, in that hour.
+      [cut, 0, 2, 2],
     ] as const) {
-      const payload = { timeFilter: window, timezoneDifference: 0, filter: 'all', offset }
-      const expected = await reference({ order: 'r_created_at DESC', window, offset }, small)
+      const payload = { timeFilter: window, timezoneDifference: 0, filter: 'all', offset, limit }
+      const expected = await reference({ order: 'r_created_at DESC', window, offset, limit }, small)
       expect(expected.length).toBeGreaterThan(0)
       n = 0
       const rows = await repo.page(toQuery(small.organizationId, sessionQueryBody.parse(payload)))

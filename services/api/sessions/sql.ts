@@ -388,12 +388,13 @@ LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
 /**
  * The default page (newest sessions first, nothing but the window) without grouping the whole
  * window: take the latest rollup rows until there are about twice as many as the page needs (the
- * cut), group those, and drop the sessions that also appear before the cut (their first request is
- * older). Every session left has its true first request after the cut, and every session not
- * considered starts before it, so when this fills the page it is the exact page. So is a page it
- * does not fill when the cut took every rollup row of the window and the window starts on a whole
- * hour (`whole_window`: nothing older was left out, a small organization's usual case); otherwise
- * the caller runs pageIdsStatement.
+ * cut), and group only the sessions those rows name, over all their rows in the window, keeping
+ * those whose first hour is not before the cut (the others' first request is older). Every session
+ * kept has its true first request after the cut, and every session not considered starts before
+ * it, so when this fills the page it is the exact page. So is a page it does not fill when the cut
+ * took every rollup row of the window and the window starts on a whole hour (`whole_window`:
+ * nothing older was left out, a small organization's usual case); otherwise the caller runs
+ * pageIdsStatement.
  */
 export function newestPageIdsStatement(q: SessionQuery): Statement | null {
   if (q.sort.field !== 'created_at' || q.sort.direction !== 'desc' || q.after) return null
@@ -403,12 +404,24 @@ export function newestPageIdsStatement(q: SessionQuery): Statement | null {
   const hours = `organization_id = {org:UUID}
       AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')`
   const { before, after } = rollup.edges
-  const recent = `
-    SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
-    FROM session_hours WHERE ${hours} AND hour >= cut${
+  const edges = [before, after].filter((edge) => edge !== undefined)
+  // Each request of the partial hours as a row of its hour: before the first whole hour, so
+  // before any cut, or after the last, so after every cut.
+  const edgeRows = edges.length
+    ? `
+    UNION ALL
+    SELECT session_id, toStartOfHour(toDateTime(request_created_at, 'UTC')) AS hour,
+      request_created_at AS first_at, request_created_at AS last_at
+    FROM request_response_rmt
+    WHERE organization_id = {org:UUID} AND session_id != '' AND (${edges.join(' OR ')})`
+    : ''
+  const named = `
+    SELECT session_id FROM session_hours WHERE ${hours} AND hour >= cut${
       after
         ? `
-    UNION ALL ${requestTimes(after)}`
+    UNION ALL
+    SELECT session_id FROM request_response_rmt
+    WHERE organization_id = {org:UUID} AND session_id != '' AND ${after}`
         : ''
     }`
   return {
@@ -417,16 +430,12 @@ WITH (SELECT (min(hour), count()) FROM (SELECT hour FROM session_hours WHERE ${h
   latest.1 AS cut
 SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at,
   ${before ? '0' : 'latest.2 < {rows:UInt32}'} AS whole_window
-FROM (${recent})
+FROM (
+    SELECT session_id, hour, first_request_at AS first_at, last_request_at AS last_at
+    FROM session_hours WHERE ${hours}${edgeRows})
+WHERE session_id IN (${named})
 GROUP BY session_id
-HAVING session_id NOT IN (
-  SELECT session_id FROM session_hours
-  WHERE ${hours} AND hour < cut AND session_id IN (SELECT session_id FROM (${recent}))${
-    before
-      ? `
-  UNION ALL SELECT session_id FROM (${requestTimes(before)})`
-      : ''
-  })
+HAVING min(hour) >= cut
 ORDER BY ${orderOf(q)}
 LIMIT {limit:UInt32} OFFSET {offset:UInt64}`,
     query_params: {
