@@ -119,17 +119,15 @@ function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean })
   // The rollup's hours are DateTime (1970 to 2106); windows reaching beyond read the requests.
   if (hourEnd <= hourStart || hourStart < 0 || hourEnd >= 2 ** 32 * 1000) return null
   const edges = partialHours(q, hourStart, hourEnd)
-  const either = [edges.before, edges.after].filter((edge) => edge !== undefined)
   const sql = `
     SELECT session_id, first_request_at AS first_at, last_request_at AS last_at
     FROM session_hours
-    WHERE organization_id = {org:UUID}
-      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')${
-        either.length === 0
-          ? ''
-          : `
-    UNION ALL${requestTimes(`(${either.join(' OR ')})`)}`
-      }`
+    WHERE ${WINDOW_HOURS}${
+      edges.either
+        ? `
+    UNION ALL${requestsIn('session_id, request_created_at AS first_at, request_created_at AS last_at', edges.either)}`
+        : ''
+    }`
   return {
     sql,
     edges,
@@ -142,26 +140,35 @@ function rollupSource(q: SessionQuery, c: { having: string; filtered: boolean })
   }
 }
 
+/** The organization's session_hours rows of the window's whole hours (rollupSource's params). */
+const WINDOW_HOURS = `organization_id = {org:UUID}
+      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')`
+
 /**
  * The window's stretches before its first whole hour and after its last, as conditions on the
- * request time, each only when not empty: a window of whole hours reads no request.
+ * request time, each only when not empty (a window of whole hours reads no request), and `either`
+ * of them.
  */
 function partialHours(
   q: SessionQuery,
   hourStart: number,
   hourEnd: number,
-): { before?: string; after?: string } {
+): { before?: string; after?: string; either?: string } {
   const stretch = (from: string, to: string) =>
     `(request_created_at >= fromUnixTimestamp64Milli({${from}:Int64}, 'UTC') AND request_created_at < fromUnixTimestamp64Milli({${to}:Int64}, 'UTC'))`
+  const before = q.startMs < hourStart ? stretch('start', 'hour_start_ms') : undefined
+  const after = hourEnd < q.endMs ? stretch('hour_end_ms', 'end') : undefined
+  const both = [before, after].filter((edge) => edge !== undefined)
   return {
-    ...(q.startMs < hourStart ? { before: stretch('start', 'hour_start_ms') } : {}),
-    ...(hourEnd < q.endMs ? { after: stretch('hour_end_ms', 'end') } : {}),
+    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
+    ...(both.length > 0 ? { either: `(${both.join(' OR ')})` } : {}),
   }
 }
 
-/** Each request of the organization's sessions matching `when`, as a rollup row of its own. */
-const requestTimes = (when: string) => `
-    SELECT session_id, request_created_at AS first_at, request_created_at AS last_at
+/** `select` of each request of the organization's sessions in the stretch `when` names. */
+const requestsIn = (select: string, when: string) => `
+    SELECT ${select}
     FROM request_response_rmt
     WHERE organization_id = {org:UUID} AND session_id != '' AND ${when}`
 
@@ -401,38 +408,32 @@ export function newestPageIdsStatement(q: SessionQuery): Statement | null {
   const c = conditions(q)
   const rollup = rollupSource(q, c)
   if (!rollup) return null
-  const hours = `organization_id = {org:UUID}
-      AND hour >= toDateTime({hour_start:UInt32}, 'UTC') AND hour < toDateTime({hour_end:UInt32}, 'UTC')`
-  const { before, after } = rollup.edges
-  const edges = [before, after].filter((edge) => edge !== undefined)
+  const { before, after, either } = rollup.edges
   // Each request of the partial hours as a row of its hour: before the first whole hour, so
   // before any cut, or after the last, so after every cut.
-  const edgeRows = edges.length
+  const edgeRows = either
     ? `
-    UNION ALL
-    SELECT session_id, toStartOfHour(toDateTime(request_created_at, 'UTC')) AS hour,
-      request_created_at AS first_at, request_created_at AS last_at
-    FROM request_response_rmt
-    WHERE organization_id = {org:UUID} AND session_id != '' AND (${edges.join(' OR ')})`
+    UNION ALL${requestsIn(
+      "session_id, toStartOfHour(toDateTime(request_created_at, 'UTC')) AS hour, request_created_at AS first_at, request_created_at AS last_at",
+      either,
+    )}`
     : ''
   const named = `
-    SELECT session_id FROM session_hours WHERE ${hours} AND hour >= cut${
+    SELECT session_id FROM session_hours WHERE ${WINDOW_HOURS} AND hour >= cut${
       after
         ? `
-    UNION ALL
-    SELECT session_id FROM request_response_rmt
-    WHERE organization_id = {org:UUID} AND session_id != '' AND ${after}`
+    UNION ALL${requestsIn('session_id', after)}`
         : ''
     }`
   return {
     query: `
-WITH (SELECT (min(hour), count()) FROM (SELECT hour FROM session_hours WHERE ${hours} ORDER BY hour DESC LIMIT {rows:UInt32})) AS latest,
+WITH (SELECT (min(hour), count()) FROM (SELECT hour FROM session_hours WHERE ${WINDOW_HOURS} ORDER BY hour DESC LIMIT {rows:UInt32})) AS latest,
   latest.1 AS cut
 SELECT session_id, min(first_at) AS session_created_at, max(last_at) AS session_latest_request_created_at,
   ${before ? '0' : 'latest.2 < {rows:UInt32}'} AS whole_window
 FROM (
     SELECT session_id, hour, first_request_at AS first_at, last_request_at AS last_at
-    FROM session_hours WHERE ${hours}${edgeRows})
+    FROM session_hours WHERE ${WINDOW_HOURS}${edgeRows})
 WHERE session_id IN (${named})
 GROUP BY session_id
 HAVING min(hour) >= cut
