@@ -9,7 +9,7 @@ import { atCallerOffset } from '../../shared/timestamp.ts'
 import { principalOf } from '../http/auth.ts'
 import { envelope, ok, responses } from '../http/envelope.ts'
 import type { QueryGate } from '../http/query-gate.ts'
-import { freshHoursRow } from '../rollups/interface.ts'
+import { readFreshHours } from '../rollups/interface.ts'
 import { autoGranularity, bucketStarts } from './buckets.ts'
 import {
   MAX_BUCKETS,
@@ -75,10 +75,7 @@ export async function freshHours(
   limits: QueryLimits,
   query: MetricsQuery,
 ): Promise<number[] | undefined> {
-  const statement = freshHoursStatement(query)
-  if (!statement) return undefined
-  const [found] = await readRows(client, limits, statement)
-  return freshHoursRow.parse(found).hours
+  return readFreshHours(client, limits, freshHoursStatement(query))
 }
 
 /** ClickHouse's rows (cells, series totals, grand totals) as zero-filled series. */

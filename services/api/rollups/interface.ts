@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
+import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
 import { INSERTS_TABLE } from '../../shared/clickhouse/request-hours.ts'
 
 /**
@@ -53,7 +55,21 @@ WHERE b.accepted = i.rows`,
 }
 
 /** The one row freshHoursStatement answers. */
-export const freshHoursRow = z.object({ hours: z.array(z.number().int().nonnegative()) })
+const freshHoursRow = z.object({ hours: z.array(z.number().int().nonnegative()) })
+
+/**
+ * The hours (Unix seconds) a freshHoursStatement answers, run under the caller's query limits;
+ * undefined without a statement (the window or the query cannot use the rollup).
+ */
+export async function readFreshHours(
+  client: ClickHouseClient,
+  limits: QueryLimits,
+  statement: ReturnType<typeof freshHoursStatement>,
+): Promise<number[] | undefined> {
+  if (!statement) return undefined
+  const [found] = await readRows(client, limits, statement)
+  return freshHoursRow.parse(found).hours
+}
 
 /**
  * The window split at the fresh hours (Unix seconds): the stretches of whole fresh hours, and the

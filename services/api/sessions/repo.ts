@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ClickHouseClient } from '../../shared/clickhouse/client.ts'
 import { type QueryLimits, readRows } from '../../shared/clickhouse/query-limits.ts'
-import { freshHoursRow } from '../rollups/interface.ts'
+import { readFreshHours } from '../rollups/interface.ts'
 import {
   countStatement,
   newestPageIdsStatement,
@@ -47,10 +47,8 @@ const countSchema = z.object({ count: z.number().int() })
 export function createSessionRepo(client: ClickHouseClient, limits: QueryLimits) {
   const rows = (statement: Statement) => readRows(client, limits, statement)
   /** The hours the sessions rollup answers for, when the list (or its count) reads it. */
-  const freshHours = async (query: SessionQuery, counting = false) => {
-    const hours = totalsHoursStatement(query, counting)
-    return hours && (freshHoursRow.array().parse(await rows(hours))[0]?.hours ?? [])
-  }
+  const freshHours = (query: SessionQuery, counting = false) =>
+    readFreshHours(client, limits, totalsHoursStatement(query, counting))
   return {
     /**
      * Sorted by cost, count or latency, or narrowed by session-level conditions only: the hours
